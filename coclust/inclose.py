@@ -1,0 +1,311 @@
+"""In-Close2 exact enumeration of formal concepts (Andrews, 2011), on bitsets.
+
+A formal concept of a binary matrix is a pair (rows ``A``, columns ``B``)
+where ``B`` is exactly the set of columns all rows of ``A`` share and ``A``
+exactly the set of rows having all columns of ``B``: a maximal all-ones
+sub-matrix.  In-Close2 visits each concept once, extending intents in
+column order and rejecting a child whose extent is contained in an earlier
+column's (the canonicity test), so no concept is generated twice.
+
+Extents are bitsets over rows (``uint64`` words): intersection, equality
+and subset tests cost ``n_rows / 64`` word operations.
+
+Example
+-------
+>>> import numpy as np
+>>> X = np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]])
+>>> [(r.tolist(), c.tolist()) for r, c in inclose(X, min_rows=2, min_cols=1)]
+[([0, 1, 2], [1]), ([0, 1], [0, 1]), ([1, 2], [1, 2])]
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numba
+import numpy as np
+
+from ._validation import check_binary_matrix
+
+
+class ConceptBudgetExceeded(RuntimeError):
+    """Raised when an enumeration reaches its ``max_concepts`` budget."""
+
+
+@numba.njit(inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@numba.njit(inline="always")
+def _grow(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@numba.njit(nogil=True, cache=True)
+def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts):
+    """All concepts of the matrix whose column ``j`` is the bitset ``cols[j]``.
+
+    Returns ``(ext, ext_n, int_ptr, int_idx, n, complete)``: ``ext[i]`` is the
+    extent bitset of concept ``i``, its intent ``int_idx[int_ptr[i]:int_ptr[i+1]]``
+    (sorted); ``complete`` is False when ``max_concepts`` stopped the search.
+    """
+    n_cols, words = cols.shape
+    # pending nodes: extent bitset, intent, first column to try
+    cap = 64
+    st_ext = np.empty((cap, words), dtype=np.uint64)
+    st_int_ptr = np.zeros(cap + 1, dtype=np.int64)
+    st_int = np.empty(256, dtype=np.int64)
+    st_y = np.empty(cap, dtype=np.int64)
+    # output
+    ocap = 16
+    out_ext = np.empty((ocap, words), dtype=np.uint64)
+    out_int_ptr = np.zeros(ocap + 1, dtype=np.int64)
+    out_int = np.empty(256, dtype=np.int64)
+    n_out = 0
+    complete = True
+
+    top = np.zeros(words, dtype=np.uint64)
+    for r in range(n_rows):
+        top[r >> 6] |= np.uint64(1) << np.uint64(r & 63)
+    st_ext[0] = top
+    st_y[0] = 0
+    n_st = 1
+
+    in_b = np.zeros(n_cols, dtype=np.bool_)
+    intent = np.empty(n_cols, dtype=np.int64)
+    child_j = np.empty(n_cols, dtype=np.int64)
+    child_ext = np.empty((n_cols, words), dtype=np.uint64)
+    a = np.empty(words, dtype=np.uint64)
+
+    if n_rows < min_rows:
+        n_st = 0
+    while n_st > 0:
+        n_st -= 1
+        a[:] = st_ext[n_st]
+        y = st_y[n_st]
+        nb = 0
+        for p in range(st_int_ptr[n_st], st_int_ptr[n_st + 1]):
+            intent[nb] = st_int[p]
+            in_b[st_int[p]] = True
+            nb += 1
+        size_a = 0
+        for w in range(words):
+            size_a += _popcount(a[w])
+        n_child = 0
+        for j in range(y, n_cols):
+            if in_b[j]:
+                continue
+            cnt = 0
+            for w in range(words):
+                v = a[w] & cols[j, w]
+                child_ext[n_child, w] = v
+                cnt += _popcount(v)
+            if cnt == size_a:
+                in_b[j] = True
+                intent[nb] = j
+                nb += 1
+            elif cnt >= min_rows:
+                canonical = True
+                for k in range(j):
+                    if in_b[k]:
+                        continue
+                    subset = True
+                    for w in range(words):
+                        if child_ext[n_child, w] & ~cols[k, w]:
+                            subset = False
+                            break
+                    if subset:
+                        canonical = False
+                        break
+                if canonical:
+                    child_j[n_child] = j
+                    n_child += 1
+        if nb >= min_cols and size_a >= min_rows:
+            if n_out >= max_concepts:
+                complete = False
+                for t in range(nb):
+                    in_b[intent[t]] = False
+                break
+            if n_out == ocap:
+                ocap *= 2
+                grown = np.empty((ocap, words), dtype=np.uint64)
+                grown[:n_out] = out_ext[:n_out]
+                out_ext = grown
+                out_int_ptr = _grow(out_int_ptr, ocap + 1)
+            out_ext[n_out] = a
+            out_int = _grow(out_int, out_int_ptr[n_out] + nb)
+            srt = np.sort(intent[:nb])
+            out_int[out_int_ptr[n_out] : out_int_ptr[n_out] + nb] = srt
+            out_int_ptr[n_out + 1] = out_int_ptr[n_out] + nb
+            n_out += 1
+        # children, last column first so the first one is explored next (depth first)
+        base = st_int_ptr[n_st]
+        for c in range(n_child - 1, -1, -1):
+            if n_st == cap:
+                cap *= 2
+                grown = np.empty((cap, words), dtype=np.uint64)
+                grown[:n_st] = st_ext[:n_st]
+                st_ext = grown
+                st_int_ptr = _grow(st_int_ptr, cap + 1)
+                st_y = _grow(st_y, cap)
+            st_ext[n_st] = child_ext[c]
+            st_y[n_st] = child_j[c] + 1
+            st_int = _grow(st_int, base + nb + 1)
+            st_int[base : base + nb] = intent[:nb]
+            st_int[base + nb] = child_j[c]
+            base += nb + 1
+            st_int_ptr[n_st + 1] = base
+            n_st += 1
+        for t in range(nb):
+            in_b[intent[t]] = False
+    return out_ext[:n_out], out_int_ptr[: n_out + 1], out_int[: out_int_ptr[n_out]], complete
+
+
+@numba.njit(cache=True)
+def _bits_to_indices(ext, n_rows):
+    n, words = ext.shape
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n):
+        c = 0
+        for w in range(words):
+            c += _popcount(ext[i, w])
+        ptr[i + 1] = ptr[i] + c
+    idx = np.empty(ptr[n], dtype=np.int64)
+    for i in range(n):
+        p = ptr[i]
+        for w in range(words):
+            v = ext[i, w]
+            while v:
+                low = v & (~v + np.uint64(1))
+                idx[p] = w * 64 + int(_popcount(low - np.uint64(1)))
+                p += 1
+                v ^= low
+    return ptr, idx
+
+
+def column_bitsets(X) -> np.ndarray:
+    """Bitsets of the columns of a sparse or dense binary matrix, shape (n_cols, ceil(n_rows/64))."""
+    Xc = X.tocsc() if hasattr(X, "tocsc") else None
+    n_rows, n_cols = X.shape
+    words = max(1, (n_rows + 63) // 64)
+    out = np.zeros((n_cols, words), dtype=np.uint64)
+    if Xc is not None:
+        Xc.eliminate_zeros()
+        cols = np.repeat(np.arange(n_cols), np.diff(Xc.indptr))
+        rows = Xc.indices.astype(np.int64)
+    else:
+        rows, cols = np.nonzero(np.asarray(X))
+    np.bitwise_or.at(out, (cols, rows >> 6), np.left_shift(np.uint64(1), (rows & 63).astype(np.uint64)))
+    return out
+
+
+def inclose(X, min_rows: int = 1, min_cols: int = 1, max_concepts: int | None = None, on_budget: str = "raise"):
+    """Enumerate every formal concept of a binary matrix with In-Close2.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_rows, n_cols)
+        Binary relation; non-zeros are relations.  Values must be 0 or 1.
+    min_rows, min_cols : int
+        Report only concepts with at least this many rows and columns.
+        ``min_rows`` also prunes the search (extents only shrink).
+    max_concepts : int, optional
+        Stop after this many concepts.  Exact enumeration is exponential in
+        the worst case; the budget turns a runaway search into an error.
+    on_budget : {"raise", "warn"}
+        When the budget is reached: raise :class:`ConceptBudgetExceeded`, or
+        warn and return the concepts found so far.
+
+    Returns
+    -------
+    list of (rows, cols)
+        Sorted ``int64`` index arrays, in the order In-Close2 finds them.
+
+    Examples
+    --------
+    >>> X = np.array([[1, 0], [1, 1]])
+    >>> [(r.tolist(), c.tolist()) for r, c in inclose(X)]
+    [([0, 1], [0]), ([1], [0, 1])]
+    """
+    X = check_binary_matrix(X, name="X")
+    for name, value in (("min_rows", min_rows), ("min_cols", min_cols)):
+        if not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    if max_concepts is not None and (not isinstance(max_concepts, (int, np.integer)) or max_concepts < 1):
+        raise ValueError(f"max_concepts must be a positive integer or None, got {max_concepts!r}")
+    if on_budget not in ("raise", "warn"):
+        raise ValueError(f"on_budget must be 'raise' or 'warn', got {on_budget!r}")
+    budget = np.iinfo(np.int64).max if max_concepts is None else int(max_concepts)
+    ext, int_ptr, int_idx, complete = _inclose_bitsets(
+        column_bitsets(X), X.shape[0], int(min_rows), int(min_cols), budget
+    )
+    if not complete:
+        msg = (
+            f"In-Close stopped at max_concepts={max_concepts}: the matrix has more concepts; "
+            "raise min_rows/min_cols or the budget"
+        )
+        if on_budget == "raise":
+            raise ConceptBudgetExceeded(msg)
+        warnings.warn(msg, RuntimeWarning, stacklevel=2)
+    row_ptr, row_idx = _bits_to_indices(ext, X.shape[0])
+    return [(row_idx[row_ptr[i] : row_ptr[i + 1]], int_idx[int_ptr[i] : int_ptr[i + 1]]) for i in range(len(ext))]
+
+
+@numba.njit(nogil=True, cache=True)
+def _regions_concepts(
+    csr_ptr, csr_idx, n_cols_total, row_ptr, row_idx, col_ptr, col_idx, lo, hi, min_rows, min_cols, budget
+):
+    """In-Close2 on each region ``lo..hi-1``; concepts in global row/column indices."""
+    local = np.full(n_cols_total, -1, dtype=np.int64)
+    o_rptr = np.zeros(1024, dtype=np.int64)
+    o_ridx = np.empty(4096, dtype=np.int64)
+    o_cptr = np.zeros(1024, dtype=np.int64)
+    o_cidx = np.empty(4096, dtype=np.int64)
+    n = 0
+    complete = True
+    for g in range(lo, hi):
+        rows = row_idx[row_ptr[g] : row_ptr[g + 1]]
+        cols = col_idx[col_ptr[g] : col_ptr[g + 1]]
+        for j in range(cols.shape[0]):
+            local[cols[j]] = j
+        words = (rows.shape[0] + 63) // 64
+        bits = np.zeros((cols.shape[0], words), dtype=np.uint64)
+        for i in range(rows.shape[0]):
+            r = rows[i]
+            for p in range(csr_ptr[r], csr_ptr[r + 1]):
+                j = local[csr_idx[p]]
+                if j >= 0:
+                    bits[j, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+        for j in range(cols.shape[0]):
+            local[cols[j]] = -1
+        ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, budget - n)
+        complete = complete and ok
+        eptr, eidx = _bits_to_indices(ext, rows.shape[0])
+        m = ext.shape[0]
+        o_rptr = _grow(o_rptr, n + m + 1)
+        o_cptr = _grow(o_cptr, n + m + 1)
+        o_ridx = _grow(o_ridx, o_rptr[n] + eidx.shape[0])
+        o_cidx = _grow(o_cidx, o_cptr[n] + iidx.shape[0])
+        for c in range(m):
+            a = o_rptr[n + c]
+            for p in range(eptr[c], eptr[c + 1]):
+                o_ridx[a] = rows[eidx[p]]
+                a += 1
+            o_rptr[n + c + 1] = a
+            b = o_cptr[n + c]
+            for p in range(iptr[c], iptr[c + 1]):
+                o_cidx[b] = cols[iidx[p]]
+                b += 1
+            o_cptr[n + c + 1] = b
+        n += m
+        if not complete:
+            break
+    return o_rptr[: n + 1], o_ridx[: o_rptr[n]], o_cptr[: n + 1], o_cidx[: o_cptr[n]], complete

@@ -1,0 +1,157 @@
+"""Quality measures of a set of co-clusters, as defined in the paper (§ Metrics).
+
+Co-clusters are given as a sequence of ``(rows, cols)`` index arrays (the
+``coclusters_`` attribute of :class:`~coclust.HBLCoClust`).
+
+Formula choices where the paper leaves room:
+
+* **purity** — the paper's per-co-cluster purity (share of the most frequent
+  label among its objects) *averaged over co-clusters*, unweighted, as the
+  paper says ("This measure is averaged over all Co-Clusters").
+* **NMI** — the paper's formula sums ``P(c, l) log(P(c, l) / (P(c) P(l)))``
+  over co-clusters ``c`` and labels ``l`` and divides by ``H_C H_l`` — a
+  product of entropies, which is not bounded by 1.  We normalise by
+  ``sqrt(H_C * H_l)`` (Strehl & Ghosh), the usual NMI, which the paper's
+  values (all ≤ 1) are consistent with.  Co-clusters overlap, so the joint
+  distribution counts (co-cluster, object) memberships: ``P(c, l)`` is the
+  number of objects of label ``l`` in ``c`` over the total number of
+  memberships, and ``P(c)``, ``P(l)`` are its marginals.
+* **PMI** — the paper writes ``-Σ_C Σ_{f1,f2} log(P(f1,f2)/(P(f1)P(f2))) /
+  log P(f1,f2)``: the normalised PMI (Bouma 2009), summed.  A sum grows with
+  the number of co-clusters and pairs while the paper's values are all in
+  [-1, 1], so we report the *mean* NPMI over the distinct feature pairs of each
+  co-cluster, averaged over co-clusters.  Probabilities are document
+  frequencies over all objects: ``P(f) = |objects with f| / n_objects``.  A
+  pair that never co-occurs has NPMI -1; a co-cluster with one feature has no
+  pair and is skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import check_binary_matrix
+
+CoClusters = Sequence[tuple[np.ndarray, np.ndarray]]
+
+
+def _labels(labels) -> np.ndarray:
+    _, codes = np.unique(np.asarray(labels), return_inverse=True)
+    return codes.ravel()
+
+
+def purity(coclusters: CoClusters, labels) -> float:
+    """Mean over co-clusters of the share of their most frequent object label.
+
+    Examples
+    --------
+    >>> purity([(np.array([0, 1, 2]), np.array([0]))], ["a", "a", "b"])
+    0.6666666666666666
+    """
+    codes = _labels(labels)
+    values = [np.bincount(codes[r]).max() / len(r) for r, _ in coclusters if len(r)]
+    return float(np.mean(values)) if values else float("nan")
+
+
+def nmi(coclusters: CoClusters, labels) -> float:
+    """Normalised mutual information between co-cluster membership and labels.
+
+    Examples
+    --------
+    >>> nmi([(np.array([0, 1]), np.array([0])), (np.array([2, 3]), np.array([0]))], [0, 0, 1, 1])
+    1.0
+    """
+    codes = _labels(labels)
+    n_labels = codes.max() + 1 if len(codes) else 0
+    rows = [np.asarray(r) for r, _ in coclusters if len(r)]
+    if not rows or n_labels == 0:
+        return float("nan")
+    cc = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
+    lab = codes[np.concatenate(rows)]
+    joint = np.zeros((len(rows), n_labels))
+    np.add.at(joint, (cc, lab), 1.0)
+    joint /= joint.sum()
+    pc = joint.sum(axis=1)
+    pl = joint.sum(axis=0)
+    nz = joint > 0
+    mi = float((joint[nz] * np.log(joint[nz] / np.outer(pc, pl)[nz])).sum())
+    hc = float(-(pc[pc > 0] * np.log(pc[pc > 0])).sum())
+    hl = float(-(pl[pl > 0] * np.log(pl[pl > 0])).sum())
+    if hc == 0 or hl == 0:
+        return 1.0 if hc == hl else 0.0
+    return float(mi / np.sqrt(hc * hl))
+
+
+def pmi(coclusters: CoClusters, X) -> float:
+    """Mean normalised pointwise mutual information of the features of each co-cluster.
+
+    Examples
+    --------
+    >>> X = np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1]])
+    >>> round(pmi([(np.array([0, 1]), np.array([0, 1]))], X), 6)
+    1.0
+    """
+    X = check_binary_matrix(X)
+    n = X.shape[0]
+    Xc = X.tocsc().astype(np.float64)
+    values = []
+    for _, cols in coclusters:
+        cols = np.asarray(cols)
+        if len(cols) < 2:
+            continue
+        sub = Xc[:, cols]
+        co = (sub.T @ sub).toarray() / n
+        p = np.diag(co).copy()
+        iu = np.triu_indices(len(cols), 1)
+        pj = co[iu]
+        pi_pj = p[iu[0]] * p[iu[1]]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            npmi = np.where(pj >= 1.0, 1.0, np.log(pj / pi_pj) / -np.log(pj))
+        npmi = np.where(pj > 0, npmi, -1.0)
+        values.append(float(npmi.mean()))
+    return float(np.mean(values)) if values else float("nan")
+
+
+def coverage(coclusters: CoClusters, shape: tuple[int, int]) -> tuple[float, float]:
+    """Fraction of objects and of features in at least one co-cluster."""
+    n_rows, n_cols = shape
+    if not len(coclusters):
+        return 0.0, 0.0
+    rows = np.unique(np.concatenate([np.asarray(r) for r, _ in coclusters]))
+    cols = np.unique(np.concatenate([np.asarray(c) for _, c in coclusters]))
+    return len(rows) / n_rows, len(cols) / n_cols
+
+
+def mean_size(coclusters: CoClusters) -> float:
+    """Mean number of cells (objects × features) of the co-clusters."""
+    if not len(coclusters):
+        return float("nan")
+    return float(np.mean([len(r) * len(c) for r, c in coclusters]))
+
+
+def density(cocluster: tuple[np.ndarray, np.ndarray], X) -> float:
+    """Fraction of ones of ``X`` inside one co-cluster."""
+    r, c = cocluster
+    X = X if sp.issparse(X) else sp.csr_matrix(np.asarray(X))
+    sub = sp.csr_matrix(X)[np.asarray(r)][:, np.asarray(c)]
+    return sub.count_nonzero() / (len(r) * len(c))
+
+
+def summary(coclusters: CoClusters, X, labels=None) -> dict:
+    """Every statistic of the paper's tables in one dict."""
+    X = check_binary_matrix(X)
+    obj, feat = coverage(coclusters, X.shape)
+    out = {
+        "n_coclusters": len(coclusters),
+        "objects_covered": obj,
+        "features_covered": feat,
+        "mean_size": mean_size(coclusters),
+        "pmi": pmi(coclusters, X),
+    }
+    if labels is not None:
+        out["purity"] = purity(coclusters, labels)
+        out["nmi"] = nmi(coclusters, labels)
+    return out

@@ -1,0 +1,135 @@
+"""MinHash signatures of the rows of a sparse binary matrix.
+
+The hash family is the paper's universal family ``h(x) = (a*x + b) mod P``
+with the Mersenne prime ``P = 2**31 - 1``.  Reducing modulo a Mersenne prime
+needs only shifts, masks and adds, so the exact mod-P family costs no more
+than the wrap-around ``mod 2**32`` family that datasketch uses, and the
+compiled loop vectorises over hash functions.  Because ``h`` is a bijection
+of ``[0, P)`` (``a != 0``), the minimum hash value identifies its feature:
+``x = (v - b) * a^-1 mod P``; we invert instead of tracking an argmin in the
+hot loop.
+
+Example
+-------
+>>> import numpy as np, scipy.sparse as sp
+>>> X = sp.csr_matrix(np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1]]))
+>>> H = HashFamily.sample(8, random_state=0)
+>>> F = minhash_features(X, H)
+>>> bool((F[0] == F[1]).all()), F.shape
+(True, (3, 8))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+MERSENNE_P = np.uint64((1 << 31) - 1)
+_MAX_FEATURES = (1 << 31) - 1
+# Hash functions processed at once per row: the running minima stay in L1.
+_BLOCK = 256
+
+
+@dataclass(frozen=True)
+class HashFamily:
+    """``n`` hash functions ``h_i(x) = (a_i*x + b_i) mod P`` and the inverses of ``a_i``."""
+
+    a: np.ndarray
+    b: np.ndarray
+    a_inv: np.ndarray
+
+    @classmethod
+    def sample(cls, n: int, random_state: int | np.random.Generator | None = None) -> HashFamily:
+        rng = np.random.default_rng(random_state)
+        p = int(MERSENNE_P)
+        a = rng.integers(1, p, size=n, dtype=np.uint64)
+        b = rng.integers(0, p, size=n, dtype=np.uint64)
+        a_inv = np.array([pow(int(v), p - 2, p) for v in a], dtype=np.uint64) if n else a
+        return cls(a=a, b=b, a_inv=a_inv)
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+
+@numba.njit(inline="always")
+def _mod_p(y):
+    # y < 2**63: two folds bring it below 2**31 + 2, one subtraction finishes.
+    y = (y & MERSENNE_P) + (y >> np.uint64(31))
+    y = (y & MERSENNE_P) + (y >> np.uint64(31))
+    return y - MERSENNE_P if y >= MERSENNE_P else y
+
+
+@numba.njit(inline="always")
+def _invert(v, b, a_inv):
+    return _mod_p(_mod_p(v + MERSENNE_P - b) * a_inv)
+
+
+@numba.njit(parallel=True, fastmath=True, cache=True)
+def _minhash(indptr, indices, a, b, a_inv, invert, out):
+    """out[r, h] = min over the features x of row r of h(x); its feature if ``invert``."""
+    n_rows = indptr.shape[0] - 1
+    n_hash = a.shape[0]
+    for r in numba.prange(n_rows):
+        buf = np.empty(_BLOCK, dtype=np.uint64)
+        for lo in range(0, n_hash, _BLOCK):
+            n = min(_BLOCK, n_hash - lo)
+            # Local slices: LLVM can then prove no aliasing and vectorise over h.
+            aa = a[lo : lo + n]
+            bb = b[lo : lo + n]
+            for h in range(n):
+                buf[h] = MERSENNE_P
+            for p in range(indptr[r], indptr[r + 1]):
+                x = np.uint64(indices[p])
+                for h in range(n):
+                    y = aa[h] * x + bb[h]
+                    y = (y & MERSENNE_P) + (y >> np.uint64(31))
+                    y = (y & MERSENNE_P) + (y >> np.uint64(31))
+                    y = y - MERSENNE_P if y >= MERSENNE_P else y
+                    buf[h] = min(buf[h], y)
+            if invert:
+                for h in range(n):
+                    out[r, lo + h] = _invert(buf[h], bb[h], a_inv[lo + h]) if buf[h] < MERSENNE_P else -1
+            else:
+                for h in range(n):
+                    out[r, lo + h] = buf[h]
+
+
+def as_csr(X) -> sp.csr_matrix:
+    """CSR view with sorted int32 indices (no copy when already so)."""
+    X = sp.csr_matrix(X)
+    if not X.has_sorted_indices:
+        X = X.sorted_indices()
+    if X.shape[1] >= _MAX_FEATURES:
+        raise ValueError(f"at most {_MAX_FEATURES - 1} features are supported, got {X.shape[1]}")
+    return X
+
+
+def minhash_features(X, hashes: HashFamily) -> np.ndarray:
+    """For every row of ``X`` and hash function, the feature of minimum hash.
+
+    Parameters
+    ----------
+    X : sparse matrix of shape (n_rows, n_features)
+        Non-zeros are the row's features.
+    hashes : HashFamily
+
+    Returns
+    -------
+    ndarray of shape (n_rows, len(hashes)), int64
+        Feature index, or -1 for an empty row.
+    """
+    X = as_csr(X)
+    out = np.empty((X.shape[0], len(hashes)), dtype=np.int64)
+    _minhash(X.indptr, X.indices, hashes.a, hashes.b, hashes.a_inv, True, out)
+    return out
+
+
+def minhash_values(X, hashes: HashFamily) -> np.ndarray:
+    """Minimum hash values, shape (n_rows, len(hashes)), uint64 (``P`` for empty rows)."""
+    X = as_csr(X)
+    out = np.empty((X.shape[0], len(hashes)), dtype=np.uint64)
+    _minhash(X.indptr, X.indices, hashes.a, hashes.b, hashes.a_inv, False, out)
+    return out

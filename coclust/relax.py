@@ -1,0 +1,211 @@
+"""Density relaxation (the paper's ``spthr``) and merging of equal feature sets.
+
+Relaxation (step 5) of a concept with columns ``B``, on the whole matrix:
+
+1. ``rows = {o : |row(o) ∩ B| >= min_density * |B|}``
+2. ``cols = {f : |col(f) ∩ rows| >= min_density * |rows|}``
+
+As in the author's implementation (``lib/bicluster.py``).  Every column
+of the result holds at least ``min_density * |rows|`` ones among ``rows``,
+so the co-cluster's density is at least ``min_density``; with
+``min_density = 1`` the two steps are the Galois closure and the result is a
+formal concept of the whole matrix.  The result depends on ``B`` alone, so
+concepts with equal intents are relaxed once.
+
+Merging (step 6) unites the rows of co-clusters with identical columns.  A
+union of two co-clusters of density >= ``d`` can fall below ``d`` (rows
+dense in one may be sparse in the other); the sparsest rows of a merged
+co-cluster are then dropped until its density is back to ``d`` — the
+guarantee "every co-cluster has density >= min_density" is kept.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ._parallel import chunk_bounds, concat_csr_pairs, map_chunks, n_threads
+from .inclose import _grow
+from .regions import Regions, select, set_pair_hashes
+
+_EPS = 1e-9
+
+
+@numba.njit(nogil=True, cache=True)
+def _relax_chunk(
+    csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols, col_ptr, col_idx, lo, hi, density, min_rows, min_cols
+):
+    row_count = np.zeros(n_rows, dtype=np.int64)
+    col_count = np.zeros(n_cols, dtype=np.int64)
+    touched_r = np.empty(n_rows, dtype=np.int64)
+    touched_c = np.empty(n_cols, dtype=np.int64)
+    o_rptr = np.zeros(hi - lo + 1, dtype=np.int64)
+    o_cptr = np.zeros(hi - lo + 1, dtype=np.int64)
+    o_ridx = np.empty(1024, dtype=np.int64)
+    o_cidx = np.empty(1024, dtype=np.int64)
+    n = 0
+    for g in range(lo, hi):
+        nb = col_ptr[g + 1] - col_ptr[g]
+        nt = 0
+        for p in range(col_ptr[g], col_ptr[g + 1]):
+            f = col_idx[p]
+            for q in range(csc_ptr[f], csc_ptr[f + 1]):
+                r = csc_idx[q]
+                if row_count[r] == 0:
+                    touched_r[nt] = r
+                    nt += 1
+                row_count[r] += 1
+        need = density * nb - _EPS
+        rows = np.sort(touched_r[:nt])
+        nr = 0
+        for t in range(nt):
+            r = rows[t]
+            if row_count[r] >= need:
+                rows[nr] = r
+                nr += 1
+            row_count[r] = 0
+        if nr < min_rows:
+            continue
+        nc_t = 0
+        for t in range(nr):
+            r = rows[t]
+            for q in range(csr_ptr[r], csr_ptr[r + 1]):
+                f = csr_idx[q]
+                if col_count[f] == 0:
+                    touched_c[nc_t] = f
+                    nc_t += 1
+                col_count[f] += 1
+        need = density * nr - _EPS
+        cols = np.sort(touched_c[:nc_t])
+        nc = 0
+        for t in range(nc_t):
+            f = cols[t]
+            if col_count[f] >= need:
+                cols[nc] = f
+                nc += 1
+            col_count[f] = 0
+        if nc < min_cols:
+            continue
+        o_ridx = _grow(o_ridx, o_rptr[n] + nr)
+        o_ridx[o_rptr[n] : o_rptr[n] + nr] = rows[:nr]
+        o_rptr[n + 1] = o_rptr[n] + nr
+        o_cidx = _grow(o_cidx, o_cptr[n] + nc)
+        o_cidx[o_cptr[n] : o_cptr[n] + nc] = cols[:nc]
+        o_cptr[n + 1] = o_cptr[n] + nc
+        n += 1
+    return o_rptr[: n + 1], o_ridx[: o_rptr[n]], o_cptr[: n + 1], o_cidx[: o_cptr[n]]
+
+
+def unique_by_cols(col_ptr, col_idx) -> np.ndarray:
+    """Indices of the first co-cluster of each distinct column set, in order."""
+    empty = np.zeros(len(col_ptr), dtype=np.int64)
+    h = set_pair_hashes(empty, empty[:0], col_ptr, col_idx)
+    _, first = np.unique(h, return_index=True)
+    first.sort()
+    return first
+
+
+def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: int):
+    """Relax the co-clusters with columns ``col_idx[col_ptr[i]:col_ptr[i+1]]``; drop the too small."""
+    cost = np.diff(col_ptr)
+    bounds = chunk_bounds(cost, 4 * n_threads())
+    parts = map_chunks(
+        lambda lo, hi: _relax_chunk(
+            X.indptr,
+            X.indices,
+            Xt.indptr,
+            Xt.indices,
+            X.shape[0],
+            X.shape[1],
+            col_ptr,
+            col_idx,
+            lo,
+            hi,
+            float(min_density),
+            int(min_rows),
+            int(min_cols),
+        ),  # fmt: skip
+        bounds,
+    )
+    return concat_csr_pairs(parts) if parts else _empty()
+
+
+def _empty():
+    z = np.zeros(1, dtype=np.int64)
+    e = np.empty(0, dtype=np.int64)
+    return z, e, z.copy(), e.copy()
+
+
+@numba.njit(cache=True)
+def _tighten(csr_ptr, csr_idx, n_cols, r_ptr, rows, c_ptr, cols, groups, density):
+    """For each group, drop its sparsest rows until rows × cols reaches ``density``.
+
+    Returns the new row counts per group; ``rows`` is rewritten in place
+    (each group's kept rows at the front of its slice, sorted).
+    """
+    mark = np.zeros(n_cols, dtype=np.bool_)
+    new_len = np.diff(r_ptr)
+    for g in groups:
+        cg = cols[c_ptr[g] : c_ptr[g + 1]]
+        rg = rows[r_ptr[g] : r_ptr[g + 1]]
+        for f in cg:
+            mark[f] = True
+        ones = np.zeros(rg.shape[0], dtype=np.int64)
+        for i in range(rg.shape[0]):
+            r = rg[i]
+            for p in range(csr_ptr[r], csr_ptr[r + 1]):
+                if mark[csr_idx[p]]:
+                    ones[i] += 1
+        for f in cg:
+            mark[f] = False
+        order = np.argsort(-ones, kind="mergesort")
+        total = ones.sum()
+        n = rg.shape[0]
+        while n > 0 and total < density * n * cg.shape[0] - _EPS:
+            n -= 1
+            total -= ones[order[n]]
+        if n < rg.shape[0]:
+            kept = np.sort(rg[order[:n]])
+            rg[:n] = kept
+            new_len[g] = n
+    return new_len
+
+
+def merge_equal_columns(X, row_ptr, row_idx, col_ptr, col_idx, min_density: float, min_rows: int):
+    """Unite the rows of co-clusters with identical column sets (step 6)."""
+    n = len(row_ptr) - 1
+    if n == 0:
+        return row_ptr, row_idx, col_ptr, col_idx
+    empty = np.zeros(n + 1, dtype=np.int64)
+    h = set_pair_hashes(empty, empty[:0], col_ptr, col_idx)
+    _, first, group = np.unique(h, return_index=True, return_inverse=True)
+    n_groups = len(first)
+    # union of rows per group: sort (group, row) pairs and drop repeats
+    sizes = np.diff(row_ptr)
+    g_of = np.repeat(group, sizes).astype(np.int64)
+    key = g_of * X.shape[0] + row_idx
+    key = np.unique(key)
+    g_rows = key // X.shape[0]
+    rows = key % X.shape[0]
+    r_ptr = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(g_rows, minlength=n_groups), out=r_ptr[1:])
+    # groups keep the columns of their first member
+    c_len = np.diff(col_ptr)[first]
+    c_ptr = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(c_len, out=c_ptr[1:])
+    c_idx = col_idx[np.repeat(col_ptr[first] - c_ptr[:-1], c_len) + np.arange(c_ptr[-1])]
+    # only merged groups can have lost density
+    merged = np.flatnonzero(np.bincount(group, minlength=n_groups) > 1)
+    if min_density < 1.0 and len(merged):
+        new_len = _tighten(X.indptr, X.indices, X.shape[1], r_ptr, rows, c_ptr, c_idx, merged, min_density)
+        # cut each group's slice to its new length
+        starts = r_ptr[:-1]
+        r_ptr = np.zeros(n_groups + 1, dtype=np.int64)
+        np.cumsum(new_len, out=r_ptr[1:])
+        rows = rows[np.repeat(starts - r_ptr[:-1], new_len) + np.arange(r_ptr[-1])]
+    # restore first-seen order
+    order = np.argsort(first, kind="stable")
+    r_len = np.diff(r_ptr)[order]
+    keep = order[r_len >= min_rows]
+    out = select(Regions(r_ptr, rows, c_ptr, c_idx), keep)
+    return out.row_ptr, out.row_idx, out.col_ptr, out.col_idx

@@ -1,0 +1,1 @@
+"""ingest — MovieLens, IMDb and benchmark data sets into user–attribute relations."""

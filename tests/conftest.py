@@ -1,0 +1,25 @@
+import os
+from pathlib import Path
+
+import pytest
+
+# Keep hypothesis examples few and fast: the kernels are compiled, the suite must stay short.
+try:
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("ci")
+except ImportError:  # pragma: no cover
+    pass
+
+
+def data_home() -> Path:
+    return Path(os.environ.get("RECSYS_DATA", Path.home() / "recsys_data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    home = data_home()
+    if not (home / "ml-100k").is_dir():
+        pytest.skip(f"shared data home not found at {home} (set RECSYS_DATA)")
+    return home

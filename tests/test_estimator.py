@@ -1,0 +1,164 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coclust import HBLCoClust, inclose
+from coclust.metrics import density
+
+
+def planted(seed=0, n=60, m=40, blocks=3, noise=0.03):
+    """Blocks of ones on a sparse noisy background."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, m)) < noise).astype(np.int8)
+    rb = np.array_split(rng.permutation(n), blocks)
+    cb = np.array_split(rng.permutation(m), blocks)
+    for r, c in zip(rb, cb):
+        X[np.ix_(r, c)] = 1
+    return X, rb, cb
+
+
+def test_finds_planted_blocks_exactly():
+    X, _, cb = planted()
+    model = HBLCoClust(n_bands=50, band_size=2, min_rows=5, min_cols=5, random_state=0).fit(X)
+    found = {(tuple(r), tuple(c)) for r, c in model.coclusters_}
+    for c in cb:
+        # the block's closure in the noisy matrix
+        rows = tuple(np.flatnonzero(X[:, np.sort(c)].all(axis=1)))
+        cols = tuple(np.flatnonzero(X[list(rows)].all(axis=0)))
+        assert (rows, cols) in found
+
+
+small = st.tuples(st.integers(0, 10_000), st.integers(2, 4), st.integers(2, 4), st.sampled_from([1.0, 0.8, 0.5]))
+
+
+@given(small)
+def test_sizes_and_density_hold(args):
+    seed, min_rows, min_cols, min_density = args
+    X, _, _ = planted(seed, n=30, m=20, blocks=2, noise=0.15)
+    model = HBLCoClust(
+        n_bands=30, band_size=2, min_rows=min_rows, min_cols=min_cols, min_density=min_density, random_state=seed
+    ).fit(X)
+    for r, c in model.coclusters_:
+        assert len(r) >= min_rows and len(c) >= min_cols
+        assert np.all(np.diff(r) > 0) and np.all(np.diff(c) > 0)
+        assert density((r, c), X) >= min_density - 1e-12
+    feature_sets = [tuple(c) for _, c in model.coclusters_]
+    assert len(feature_sets) == len(set(feature_sets)), "equal feature sets must be merged"
+
+
+@given(st.integers(0, 10_000))
+def test_exact_mode_gives_formal_concepts(seed):
+    X, _, _ = planted(seed, n=25, m=15, blocks=2, noise=0.2)
+    model = HBLCoClust(n_bands=40, band_size=2, min_rows=2, min_cols=2, random_state=seed).fit(X)
+    concepts = {(tuple(r), tuple(c)) for r, c in inclose(X, min_rows=2, min_cols=2)}
+    for r, c in model.coclusters_:
+        assert X[np.ix_(r, c)].all()
+        assert (tuple(r), tuple(c)) in concepts  # maximal: a concept of the whole matrix
+
+
+def test_deterministic_for_fixed_random_state():
+    X, _, _ = planted(3, n=80, m=50, blocks=4, noise=0.1)
+    params = dict(n_bands=40, band_size=2, min_rows=3, min_cols=3, min_density=0.8)
+    a = HBLCoClust(random_state=7, **params).fit(X).coclusters_
+    b = HBLCoClust(random_state=7, **params).fit(sp.csr_matrix(X)).coclusters_
+    assert len(a) == len(b) and all((ra == rb).all() and (ca == cb).all() for (ra, ca), (rb, cb) in zip(a, b))
+
+
+def test_random_state_changes_hashes():
+    X, _, _ = planted(3, n=200, m=120, blocks=6, noise=0.05)
+    params = dict(n_bands=3, band_size=3, min_rows=3, min_cols=3)
+    runs = {len(HBLCoClust(random_state=s, **params).fit(X).coclusters_) for s in range(6)}
+    seeds = {HBLCoClust(random_state=s, **params).fit(X).n_seeds_ for s in range(6)}
+    assert len(seeds) > 1 or len(runs) > 1
+
+
+def test_merge_of_equal_feature_sets():
+    # two groups of rows sharing columns {0,1,2} but differing elsewhere: relaxed
+    # co-clusters with equal columns must become one
+    X = np.zeros((8, 6), dtype=int)
+    X[:, :3] = 1
+    X[:4, 3] = 1
+    X[4:, 4] = 1
+    model = HBLCoClust(n_bands=60, band_size=2, min_rows=2, min_cols=2, random_state=0).fit(X)
+    cols = [tuple(c) for _, c in model.coclusters_]
+    assert cols.count((0, 1, 2)) == 1
+    r = model.coclusters_[cols.index((0, 1, 2))][0]
+    assert r.tolist() == list(range(8))
+
+
+def test_max_feature_freq_drops_common_features():
+    X, _, _ = planted(1)
+    X[:, 0] = 1
+    model = HBLCoClust(n_bands=40, band_size=2, min_rows=4, min_cols=4, max_feature_freq=0.9, random_state=0).fit(X)
+    assert not model.feature_mask_[0]
+    assert all(0 not in c for _, c in model.coclusters_)
+
+
+def test_transpose_adds_seeds():
+    X, _, _ = planted(2, n=50, m=50, blocks=3, noise=0.05)
+    one = HBLCoClust(n_bands=10, band_size=2, min_rows=4, min_cols=4, transpose=False, random_state=0).fit(X)
+    both = HBLCoClust(n_bands=10, band_size=2, min_rows=4, min_cols=4, transpose=True, random_state=0).fit(X)
+    assert both.n_seeds_ > one.n_seeds_
+
+
+def test_sklearn_bicluster_interface():
+    X, _, _ = planted()
+    model = HBLCoClust(n_bands=50, band_size=2, min_rows=5, min_cols=5, random_state=0).fit(X)
+    k = len(model.coclusters_)
+    assert model.rows_.shape == (k, X.shape[0]) and model.columns_.shape == (k, X.shape[1])
+    rows, cols = model.biclusters_
+    r, c = model.get_indices(0)
+    assert (np.flatnonzero(rows[0]) == r).all() and (np.flatnonzero(cols[0]) == c).all()
+    assert model.get_shape(0) == (len(r), len(c))
+    assert model.get_submatrix(0, X).all()
+    assert model.get_submatrix(0, sp.csr_matrix(X)).toarray().all()
+    assert "min_rows=5" in repr(model)
+    assert HBLCoClust().set_params(min_rows=3).min_rows == 3
+
+
+def test_unfitted_access_is_clear():
+    with pytest.raises(AttributeError, match="not fitted"):
+        _ = HBLCoClust().rows_
+
+
+@pytest.mark.parametrize(
+    "X, match",
+    [
+        (np.zeros((0, 3)), "empty"),
+        (np.zeros((3, 3)), "no relations"),
+        (np.array([[1, -1], [0, 1]]), "binary"),
+        (np.array([[1, 2], [0, 1]]), "binary"),
+        (np.array([1, 0, 1]), "2-D"),
+        (np.array([[1.0, np.nan]]), "NaN"),
+        (sp.csr_matrix(np.array([[0.5, 1.0]])), "binary"),
+        (np.array([["a", "b"]]), "numeric"),
+    ],
+)
+def test_bad_input(X, match):
+    with pytest.raises(ValueError, match=match):
+        HBLCoClust().fit(X)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"n_bands": 0}, "n_bands"),
+        ({"band_size": 2.5}, "band_size"),
+        ({"min_rows": 0}, "min_rows"),
+        ({"min_cols": -2}, "min_cols"),
+        ({"max_feature_freq": 0.0}, "max_feature_freq"),
+        ({"max_feature_freq": 1.5}, "max_feature_freq"),
+        ({"min_density": 0}, "min_density"),
+        ({"min_density": "high"}, "min_density"),
+        ({"transpose": "yes"}, "transpose"),
+        ({"random_state": -1}, "random_state"),
+        ({"min_bucket": 0}, "min_bucket"),
+    ],
+)
+def test_bad_parameters(params, match):
+    with pytest.raises(ValueError, match=match):
+        HBLCoClust(**params).fit(np.eye(4))
+    with pytest.raises(ValueError, match="invalid parameter"):
+        HBLCoClust().set_params(nhashes=3)
