@@ -29,22 +29,22 @@ PAPER = dict(n_bands=2000, band_size=3, min_rows=50, min_cols=4, max_feature_fre
 def classic3(data: Path):
     from ingest.benchmarks import read_classic3
 
-    return read_classic3(data / "classic3" / "classic3.data.zip")
+    return read_classic3(home=data)
 
 
 def minhash_throughput(rel, n_hashes=6000, repeats=5) -> dict:
     from coclust.minhash import HashFamily, minhash_values
 
     H = HashFamily.sample(n_hashes, random_state=0)
-    minhash_values(rel.X[:8], H)  # compile / load from cache
+    minhash_values(rel.matrix[:8], H)  # compile / load from cache
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
-        minhash_values(rel.X, H)
+        minhash_values(rel.matrix, H)
         times.append(time.perf_counter() - t)
     best = min(times)
     # reference: numpy loop over hash functions, uint64 arithmetic with % P, on 60 functions
-    X = rel.X
+    X = rel.matrix
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     x = X.indices.astype(np.uint64)
     P = np.uint64((1 << 31) - 1)
@@ -75,10 +75,10 @@ def pipeline(data: Path, runs: int) -> dict:
     for run in range(runs + 1):
         model = HBLCoClust(random_state=run, **PAPER)
         t = time.perf_counter()
-        model.fit(rel.X)
+        model.fit(rel.matrix)
         wall = time.perf_counter() - t
         cc = model.coclusters_
-        obj, feat = metrics.coverage(cc, rel.X.shape)
+        obj, feat = metrics.coverage(cc, rel.matrix.shape)
         out["runs"].append({
             "warm": run > 0,  # run 0 includes compiling or loading the numba cache
             "seconds": wall,

@@ -1,0 +1,173 @@
+"""The data home: where data sets live, which remote files are known, and fetching them.
+
+``RECSYS_DATA`` (default ``~/recsys_data``) holds one folder per data set, laid out as the
+publisher's archive unpacks (``ml-100k/u.data``, ``ml-latest-small/ratings.csv``, …).
+Downloads go through :mod:`pooch`: cached, checksummed, with a progress bar; a download
+whose checksum does not match is deleted and reported.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ENV = "RECSYS_DATA"
+
+
+def data_home(home: str | Path | None = None) -> Path:
+    """The data home: ``home`` if given, else ``$RECSYS_DATA``, else ``~/recsys_data``."""
+    if home is not None:
+        return Path(home).expanduser()
+    return Path(os.environ.get(ENV, Path.home() / "recsys_data")).expanduser()
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """One downloadable file: URL, checksum (``sha256:…``/``md5:…`` or None) and size in bytes."""
+
+    url: str
+    known_hash: str | None
+    size: int | None = None
+    archive: bool = True  # a zip to unpack into the data home
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A data set of the registry: its folder in the data home and where to get it."""
+
+    name: str
+    folder: str
+    files: tuple[RemoteFile, ...]
+    marker: str  # a file whose presence means the data set is in place
+    description: str = ""
+    note: str = ""
+    members: dict = field(default_factory=dict)
+
+
+_GL = "https://files.grouplens.org/datasets/movielens/"
+_IMDB = "https://datasets.imdbws.com/"
+
+REGISTRY: dict[str, Dataset] = {
+    d.name: d
+    for d in [
+        Dataset(
+            "ml-100k", "ml-100k",
+            (RemoteFile(_GL + "ml-100k.zip",
+                        "sha256:50d2a982c66986937beb9ffb3aa76efe955bf3d5c6b761f4e3a7cd717c6a3229", 4_924_029),),
+            "u.data", "MovieLens 100K: 100,000 ratings of 1,682 movies by 943 users, splits u1..u5, ua, ub",
+        ),
+        Dataset(
+            "ml-1m", "ml-1m",
+            (RemoteFile(_GL + "ml-1m.zip", "md5:c4d9eecfca2ab87c1945afe126590906"),),
+            "ratings.dat", "MovieLens 1M: 1,000,209 ratings (:: separated .dat files)",
+        ),
+        Dataset(
+            "ml-latest-small", "ml-latest-small",
+            (RemoteFile(_GL + "ml-latest-small.zip",
+                        "sha256:696d65a3dfceac7c45750ad32df2c259311949efec81f0f144fdfb91ebc9e436"),),
+            "ratings.csv", "MovieLens latest small: 100,836 ratings, CSV release with links.csv",
+        ),
+        Dataset(
+            "ml-25m", "ml-25m",
+            (RemoteFile(_GL + "ml-25m.zip", "md5:6b51fb2759a8657d3bfcbfc42b592ada"),),
+            "ratings.csv", "MovieLens 25M (CSV release)",
+        ),
+        Dataset(
+            "imdb", "imdb",
+            tuple(RemoteFile(_IMDB + f, None, archive=False)
+                  for f in ("title.basics.tsv.gz", "title.principals.tsv.gz", "name.basics.tsv.gz")),
+            "title.principals.tsv.gz", "IMDb non-commercial TSV dumps (genres, principals, names)",
+            note="IMDb regenerates these dumps daily, so no fixed checksum exists; the files are "
+            "checked to be gzip TSV with the expected header when read.",
+        ),
+    ]
+}  # fmt: skip
+
+
+def dataset(name: str) -> Dataset:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown data set {name!r}; known: {', '.join(REGISTRY)}") from None
+
+
+def require(path: str | Path, name: str | None = None) -> Path:
+    """Return ``path`` if it exists, else raise a FileNotFoundError saying where to get it."""
+    path = Path(path)
+    if path.exists():
+        return path
+    msg = f"missing data file {path}"
+    if name in REGISTRY:
+        ds = REGISTRY[name]
+        urls = ", ".join(f.url for f in ds.files)
+        msg += f": run `recsys fetch {name}` or download {urls} and unpack it so that this file exists"
+    raise FileNotFoundError(msg)
+
+
+def _retrieve(remote: RemoteFile, cache: Path, progress: bool) -> Path:
+    import pooch
+
+    fname = remote.url.rsplit("/", 1)[-1]
+    try:
+        return Path(
+            pooch.retrieve(remote.url, known_hash=remote.known_hash, fname=fname, path=cache, progressbar=progress)
+        )
+    except ValueError as exc:  # pooch: hash mismatch; it has already removed the download
+        raise ValueError(f"download of {remote.url} rejected: {exc}") from None
+    except OSError as exc:
+        raise OSError(f"download of {remote.url} failed: {exc}") from None
+
+
+def fetch(name: str, home: str | Path | None = None, progress: bool = True) -> Path:
+    """Download data set ``name`` into the data home (a no-op when it is already there).
+
+    Archives are verified against their checksum, then unpacked into a temporary folder and
+    moved into place, so an interrupted or rejected fetch leaves nothing half-written.
+    Returns the data set's folder.
+    """
+    ds = dataset(name)
+    home = data_home(home)
+    target = home / ds.folder
+    if (target / ds.marker).exists():
+        return target
+    home.mkdir(parents=True, exist_ok=True)
+    cache = home / ".downloads"
+    with tempfile.TemporaryDirectory(dir=home, prefix=f".{ds.folder}-") as tmp:
+        staging = Path(tmp) / ds.folder
+        staging.mkdir()
+        for remote in ds.files:
+            got = _retrieve(remote, cache, progress)
+            if remote.archive:
+                _unpack(got, staging, ds.folder)
+            else:
+                shutil.copy2(got, staging / got.name)
+        if not (staging / ds.marker).exists():
+            raise ValueError(f"{name}: the download does not contain {ds.marker}")
+        if target.exists():  # a partial folder from an older layout: keep the user's files
+            for item in staging.iterdir():
+                dest = target / item.name
+                if not dest.exists():
+                    os.replace(item, dest)
+        else:
+            os.replace(staging, target)
+    return target
+
+
+def _unpack(archive: Path, dest: Path, folder: str) -> None:
+    try:
+        with zipfile.ZipFile(archive) as z:
+            for info in z.infolist():
+                parts = Path(info.filename).parts
+                if info.is_dir() or not parts or ".." in parts or Path(info.filename).is_absolute():
+                    continue
+                rel = Path(*parts[1:]) if parts[0] == folder and len(parts) > 1 else Path(*parts)
+                out = dest / rel
+                out.parent.mkdir(parents=True, exist_ok=True)
+                with z.open(info) as src, open(out, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+    except zipfile.BadZipFile:
+        raise ValueError(f"{archive} is not a valid zip archive") from None

@@ -1,0 +1,162 @@
+"""IMDb metadata: the non-commercial TSV dumps (streamed) and the MovieLens-100K details file.
+
+The TSV dumps (``title.basics``, ``title.principals``, ``name.basics``) are several GB
+uncompressed; they are read in chunks and filtered to the wanted titles as they stream, so
+memory stays bounded by the chunk size and the kept rows.  ``\\N`` is IMDb's missing value.
+Attributes come back as a long ``(tconst, kind, value)`` table.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .tables import DataFormatError
+
+PRINCIPAL_KINDS = ("actor", "actress", "director", "writer")
+_HEADERS = {
+    "title.basics": ["tconst", "titleType", "primaryTitle", "originalTitle", "isAdult", "startYear", "endYear",
+                     "runtimeMinutes", "genres"],
+    "title.principals": ["tconst", "ordering", "nconst", "category", "job", "characters"],
+    "name.basics": ["nconst", "primaryName", "birthYear", "deathYear", "primaryProfession", "knownForTitles"],
+}  # fmt: skip
+
+
+def _stream(path: str | Path, kind: str, usecols: list[str], chunksize: int) -> Iterable[pd.DataFrame]:
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"missing IMDb file {path}: download https://datasets.imdbws.com/{path.name}")
+    expected = _HEADERS[kind]
+    try:
+        reader = pd.read_csv(
+            path, sep="\t", dtype=str, usecols=usecols, chunksize=chunksize, quoting=csv.QUOTE_NONE,
+            na_values=["\\N"], keep_default_na=False, encoding="utf-8", compression="infer",
+        )  # fmt: skip
+        header = pd.read_csv(path, sep="\t", nrows=0, quoting=csv.QUOTE_NONE, compression="infer").columns.tolist()
+    except pd.errors.EmptyDataError:
+        raise DataFormatError(f"{path}: file is empty") from None
+    except ValueError as exc:  # usecols not in the header
+        raise DataFormatError(f"{path}:1: not an IMDb {kind} file ({exc})") from None
+    if header != expected:
+        raise DataFormatError(f"{path}:1: expected the {kind} header {expected}, got {header}")
+    line = 2
+    try:
+        for chunk in reader:
+            chunk.index = np.arange(line, line + len(chunk))
+            line += len(chunk)
+            yield chunk
+    except pd.errors.ParserError as exc:
+        raise DataFormatError(f"{path}: {exc}") from None
+    except UnicodeDecodeError:
+        raise DataFormatError(f"{path}:~{line}: bytes not valid utf-8") from None
+
+
+def read_principals(
+    path: str | Path, tconsts: Iterable[str], kinds: Iterable[str] = PRINCIPAL_KINDS, chunksize: int = 200_000
+) -> pd.DataFrame:
+    """``title.principals``: the people of the wanted titles, as ``tconst, kind, nconst``."""
+    wanted = pd.Index(pd.unique(np.asarray(list(tconsts), dtype=object)))
+    kinds = tuple(kinds)
+    parts = []
+    for chunk in _stream(path, "title.principals", ["tconst", "nconst", "category"], chunksize):
+        keep = chunk["tconst"].isin(wanted) & chunk["category"].isin(kinds)
+        if keep.any():
+            parts.append(chunk.loc[keep, ["tconst", "category", "nconst"]])
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["tconst", "category", "nconst"])
+    return out.rename(columns={"category": "kind"})
+
+
+def read_title_genres(path: str | Path, tconsts: Iterable[str], chunksize: int = 200_000) -> pd.DataFrame:
+    """``title.basics``: the genres of the wanted titles, as ``tconst, kind='genre', value``."""
+    wanted = pd.Index(pd.unique(np.asarray(list(tconsts), dtype=object)))
+    parts = []
+    for chunk in _stream(path, "title.basics", ["tconst", "genres"], chunksize):
+        keep = chunk["tconst"].isin(wanted) & chunk["genres"].notna()
+        if keep.any():
+            parts.append(chunk.loc[keep])
+    if not parts:
+        return pd.DataFrame(columns=["tconst", "kind", "value"])
+    g = pd.concat(parts, ignore_index=True)
+    g = g.assign(value=g["genres"].str.split(",")).explode("value")
+    return pd.DataFrame({"tconst": g["tconst"].to_numpy(), "kind": "genre", "value": g["value"].to_numpy()})
+
+
+def read_names(path: str | Path, nconsts: Iterable[str], chunksize: int = 200_000) -> pd.Series:
+    """``name.basics``: primary names of the wanted people, indexed by ``nconst``."""
+    wanted = pd.Index(pd.unique(np.asarray(list(nconsts), dtype=object)))
+    parts = []
+    for chunk in _stream(path, "name.basics", ["nconst", "primaryName"], chunksize):
+        keep = chunk["nconst"].isin(wanted)
+        if keep.any():
+            parts.append(chunk.loc[keep])
+    if not parts:
+        return pd.Series(dtype=object, name="primaryName")
+    df = pd.concat(parts)
+    return df.set_index("nconst")["primaryName"]
+
+
+def imdb_attributes(folder: str | Path, tconsts: Iterable[str], kinds: Iterable[str] = ("genre", *PRINCIPAL_KINDS)):
+    """All attributes of the wanted titles from the dumps in ``folder``: ``tconst, kind, value``.
+
+    People are named ``Name (nconst)`` so that namesakes stay distinct.
+    """
+    folder = Path(folder)
+    tconsts = list(tconsts)
+    kinds = tuple(kinds)
+    parts = []
+    if "genre" in kinds:
+        parts.append(read_title_genres(folder / "title.basics.tsv.gz", tconsts))
+    people_kinds = [k for k in kinds if k in PRINCIPAL_KINDS]
+    if people_kinds:
+        p = read_principals(folder / "title.principals.tsv.gz", tconsts, people_kinds)
+        names = read_names(folder / "name.basics.tsv.gz", p["nconst"])
+        label = p["nconst"].map(names).fillna("?") + " (" + p["nconst"] + ")"
+        parts.append(pd.DataFrame({"tconst": p["tconst"], "kind": p["kind"], "value": label}))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["tconst", "kind", "value"])
+
+
+DETAILS_KINDS = ("director", "writer", "cast")
+
+
+def read_ml100k_details(path: str | Path, top_cast: int | None = None) -> pd.DataFrame:
+    """``movielens100k_details.json``: per MovieLens-100K movie, IMDb director, writer and cast.
+
+    Returns a long table ``item, kind, value`` with kinds ``director``, ``writer``, ``cast``
+    (the file does not tell actors from actresses) and a ``tconst`` column from the IMDb URL.
+    ``top_cast`` keeps the first billed cast members only.  The file's ``genre`` field is
+    unreliable (see PROVENANCE), so genres are not read here: they come from ``u.item``.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"missing {path}: the MovieLens-100K IMDb details file")
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(f"{path}: bytes not valid utf-8 at offset {exc.start}") from None
+    except json.JSONDecodeError as exc:
+        raise DataFormatError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    if not isinstance(records, list) or not records:
+        raise DataFormatError(f"{path}: expected a non-empty JSON list of movie records")
+    rows = []
+    for i, rec in enumerate(records):
+        if not isinstance(rec, dict) or not isinstance(rec.get("movie_id"), int):
+            raise DataFormatError(f"{path}: record {i} has no integer movie_id")
+        url = rec.get("movie_url") or ""
+        tconst = url.split("/title/")[1].split("/")[0] if "/title/tt" in url else None
+        for kind in DETAILS_KINDS:
+            values = rec.get(kind) or []
+            if isinstance(values, str):
+                values = [values]
+            if kind == "cast" and top_cast is not None:
+                values = values[:top_cast]
+            for v in values:
+                v = str(v).strip()
+                if v:
+                    rows.append((rec["movie_id"], tconst, kind, v))
+    df = pd.DataFrame(rows, columns=["item", "tconst", "kind", "value"])
+    return df.drop_duplicates(["item", "kind", "value"]).reset_index(drop=True)
