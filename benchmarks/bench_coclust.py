@@ -15,13 +15,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.memory import peak_rss_mb  # noqa: E402
 
 PAPER = dict(n_bands=2000, band_size=3, min_rows=50, min_cols=4, max_feature_freq=0.8, min_density=0.5)
 
@@ -91,7 +93,7 @@ def pipeline(data: Path, runs: int) -> dict:
             "objects_covered": obj,
             "features_covered": feat,
         })  # fmt: skip
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["peak_rss_mb"] = peak_rss_mb()
     return out
 
 

@@ -3,7 +3,10 @@ import importlib
 
 import pytest
 
-MODULES = ["coclust.minhash", "coclust.inclose", "coclust.estimator", "coclust.metrics"]
+MODULES = [
+    "coclust.minhash", "coclust.inclose", "coclust.estimator", "coclust.metrics",
+    "ingest.relations", "ingest.linking", "ingest.benchmarks",
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,0 +1,155 @@
+import gzip
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ingest.imdb import imdb_attributes, read_ml100k_details, read_principals
+from ingest.linking import link_items, normalise_title
+from ingest.movielens import read_csv_links, read_csv_ratings, read_ml1m_ratings, read_ml100k_items, read_ml100k_ratings
+from ingest.relations import build_relations
+from ingest.tables import DataFormatError
+
+
+def write(tmp_path, name, data: bytes | str):
+    p = tmp_path / name
+    p.write_bytes(data if isinstance(data, bytes) else data.encode())
+    return p
+
+
+GOOD = "1\t10\t5\t881250949\n1\t11\t2\t881250950\n2\t10\t3\t881250951\n"
+
+
+def test_reads_ratings(tmp_path):
+    df = read_ml100k_ratings(write(tmp_path, "u.data", GOOD))
+    assert df.dtypes["rating"] == np.int64 and len(df) == 3 and df["rating"].tolist() == [5, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        ("1\t10\t5\t881250949\n1\t11\t2\n", r"u\.data:2: expected 4 fields"),
+        ("1\t10\t5\t881250949\n1\t11\t2\t5\t7\n", r"u\.data:2: expected 4 fields"),
+        ("1\t10\t5\t881250949\n1\t11\tfive\t881250950\n", r"u\.data:2: rating must be an integer, got 'five'"),
+        ("1\t10\t5\t881250949\n2\t10\t3\t1\n1\t11\t9\t881250950\n", r"u\.data:3: rating 9 outside \[1, 5\]"),
+        ("1\t10\t4.5\t881250949\n", r"u\.data:1: rating must be an integer"),
+        (b"1\t10\t5\t881250949\n1\t1\xff\t2\t881250950\n", r"u\.data:2: bytes not valid utf-8"),
+        ("", r"u\.data: file is empty"),
+        ("\n\n", r"u\.data: file is empty"),
+    ],
+)
+def test_malformed_ratings_name_file_and_line(tmp_path, content, match):
+    with pytest.raises(DataFormatError, match=match):
+        read_ml100k_ratings(write(tmp_path, "u.data", content))
+
+
+def test_ml1m_and_csv_releases(tmp_path):
+    df = read_ml1m_ratings(write(tmp_path, "ratings.dat", "1::1193::5::978300760\n1::661::3::978302109\n"))
+    assert df["item"].tolist() == [1193, 661]
+    csv = "userId,movieId,rating,timestamp\r\n1,1,4.0,964982703\r\n1,3,0.5,964981247\r\n"
+    assert read_csv_ratings(write(tmp_path, "ratings.csv", csv))["rating"].tolist() == [4.0, 0.5]
+    with pytest.raises(DataFormatError, match=r"ratings\.csv:3: rating 7\.0 outside"):
+        read_csv_ratings(write(tmp_path, "ratings.csv", "userId,movieId,rating,timestamp\n1,1,4.0,9\n1,2,7.0,9\n"))
+    with pytest.raises(DataFormatError, match=r"ratings\.csv:1: expected header"):
+        read_csv_ratings(write(tmp_path, "ratings.csv", "user,movie,rating,timestamp\n1,1,4.0,9\n"))
+    links = read_csv_links(write(tmp_path, "links.csv", "movieId,imdbId,tmdbId\n1,0114709,862\n2,113497,\n"))
+    assert links["tconst"].tolist() == ["tt0114709", "tt0113497"]
+
+
+def test_ml100k_items_latin1_and_genres(tmp_path):
+    flags = "|".join(["0"] * 5 + ["1"] + ["0"] * 13)
+    content = f"1|Café (1995)|01-Jan-1995||http://x|{flags}\n".encode("latin-1")
+    items, genres = read_ml100k_items(write(tmp_path, "u.item", content))
+    assert items.loc[0, "title"] == "Café (1995)" and items.loc[0, "year"] == 1995
+    assert genres.to_dict("records") == [{"item": 1, "kind": "genre", "value": "Comedy"}]
+
+
+def test_relation_builder_follows_the_paper():
+    ratings = pd.DataFrame({"user": [1, 1, 1, 2], "item": [10, 11, 12, 10], "rating": [5, 1, 3, 2]})
+    attrs = pd.DataFrame({"item": [10, 11, 12, 10], "kind": ["genre", "genre", "genre", "director"],
+                          "value": ["Drama", "Drama", "Comedy", "Lean"]})  # fmt: skip
+    rel = build_relations(ratings, attrs)
+    got = set(rel.frame().itertuples(index=False, name=None))
+    assert got == {
+        (1, "movie:10:Y"), (1, "movie:11:N"), (1, "movie:12:Y"), (2, "movie:10:N"),
+        (1, "genre:Drama:Y"),  # mean(5, 1) = 3 > 2
+        (1, "genre:Comedy:Y"), (1, "director:Lean:Y"),
+        (2, "genre:Drama:N"), (2, "director:Lean:N"),  # 2 is not above 2
+    }  # fmt: skip
+    s = rel.summary()
+    assert (s["users"], s["movies"], s["attributes"], s["relations"]) == (2, 3, 3, 9)
+    assert s["like_relations"] + s["dislike_relations"] == 9
+    assert set(rel.like().features) == {f for f in rel.features if f.endswith(":Y")}
+    assert build_relations(ratings, attrs, threshold=4).summary()["like_relations"] == 2  # movie 10, Lean
+    assert len(build_relations(ratings, attrs, kinds=["director"]).features) == 6
+
+
+def test_relations_use_training_ratings_only():
+    train = pd.DataFrame({"user": [1, 2], "item": [10, 11], "rating": [5, 1]})
+    attrs = pd.DataFrame({"item": [10, 11, 12], "kind": "genre", "value": ["A", "B", "C"]})
+    rel = build_relations(train, attrs)
+    assert not any("12" in f or ":C:" in f for f in rel.features)  # movie 12 only rated in a test set
+
+
+def test_linking_and_titles():
+    assert normalise_title("Usual Suspects, The (1995)") == "the usual suspects"
+    items = pd.DataFrame({"item": [1, 2, 3], "title": ["Heat (1995)", "Alien (1979)", "Nowhere (2001)"],
+                          "year": [1995, 1979, 2001]})  # fmt: skip
+    details = pd.DataFrame({"item": [1], "tconst": ["tt0113277"]})
+    titles = pd.DataFrame({"tconst": ["tt0078748", "tt9", "tt8"], "title": ["Alien", "Nowhere", "Nowhere"],
+                           "year": [1979, 2001, 2001]})  # fmt: skip
+    linked, report = link_items(items, details=details, titles=titles)
+    assert dict(zip(linked["item"], linked["tconst"])) == {1: "tt0113277", 2: "tt0078748"}
+    assert report.by_method == {"imdb url": 1, "title+year": 1} and report.unlinked == [3]
+
+
+def _gz(path, header, rows):
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.write("\t".join(header) + "\n")
+        for r in rows:
+            f.write("\t".join(r) + "\n")
+    return path
+
+
+PRINCIPALS = ["tconst", "ordering", "nconst", "category", "job", "characters"]
+
+
+def test_imdb_dumps_streamed_and_filtered(tmp_path):
+    _gz(tmp_path / "title.basics.tsv.gz",
+        ["tconst", "titleType", "primaryTitle", "originalTitle", "isAdult", "startYear", "endYear",
+         "runtimeMinutes", "genres"],
+        [["tt1", "movie", "A", "A", "0", "1995", "\\N", "90", "Drama,Crime"],
+         ["tt2", "movie", "B", "B", "0", "1996", "\\N", "90", "\\N"],
+         ["tt3", "movie", "C", "C", "0", "1997", "\\N", "90", "Comedy"]])  # fmt: skip
+    _gz(tmp_path / "title.principals.tsv.gz", PRINCIPALS,
+        [["tt1", "1", "nm1", "actor", "\\N", '["X"]'], ["tt1", "2", "nm2", "actress", "\\N", "\\N"],
+         ["tt1", "3", "nm3", "composer", "\\N", "\\N"], ["tt3", "1", "nm1", "director", "\\N", "\\N"]])  # fmt: skip
+    _gz(tmp_path / "name.basics.tsv.gz",
+        ["nconst", "primaryName", "birthYear", "deathYear", "primaryProfession", "knownForTitles"],
+        [["nm1", "Ann Lee", "1950", "\\N", "actor", "tt1"],
+         ["nm2", "Bo Ray", "\\N", "\\N", "actress", "tt1"]])  # fmt: skip
+    attrs = imdb_attributes(tmp_path, ["tt1", "tt2"])
+    got = set(attrs.itertuples(index=False, name=None))
+    assert got == {("tt1", "genre", "Drama"), ("tt1", "genre", "Crime"), ("tt1", "actor", "Ann Lee (nm1)"),
+                   ("tt1", "actress", "Bo Ray (nm2)")}  # fmt: skip
+    small_chunks = read_principals(tmp_path / "title.principals.tsv.gz", ["tt1", "tt3"], chunksize=1)
+    assert len(small_chunks) == 3
+
+
+def test_imdb_bad_header_and_missing(tmp_path):
+    _gz(tmp_path / "title.principals.tsv.gz", ["tconst", "nconst", "category"], [["tt1", "nm1", "actor"]])
+    with pytest.raises(DataFormatError, match=r"title\.principals\.tsv\.gz:1:"):
+        read_principals(tmp_path / "title.principals.tsv.gz", ["tt1"])
+    with pytest.raises(FileNotFoundError, match="datasets.imdbws.com"):
+        read_principals(tmp_path / "nothing.tsv.gz", ["tt1"])
+
+
+def test_ml100k_details(tmp_path):
+    recs = [{"movie_id": 1, "movie_url": "http://www.imdb.com/title/tt0114709/?ref_=x", "director": ["John L"],
+             "writer": ["W1", "W2"], "cast": ["A", "B", "C", "D"], "genre": ["Documentary"]}]  # fmt: skip
+    df = read_ml100k_details(write(tmp_path, "d.json", json.dumps(recs)), top_cast=2)
+    assert set(df["kind"]) == {"director", "writer", "cast"} and df["tconst"].unique().tolist() == ["tt0114709"]
+    assert df.loc[df["kind"] == "cast", "value"].tolist() == ["A", "B"]
+    with pytest.raises(DataFormatError, match=r"d\.json:1: invalid JSON"):
+        read_ml100k_details(write(tmp_path, "d.json", "[{"))
