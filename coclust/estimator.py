@@ -7,10 +7,11 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from ._arrays import first_occurrences
 from ._parallel import chunk_bounds, concat_csr_pairs, map_chunks, n_threads
 from ._validation import check_binary_matrix, check_fraction, check_int
 from .inclose import ConceptBudgetExceeded, _regions_concepts
-from .lsh import Seeds, find_seeds
+from .lsh import Seeds, duplicate_rows, find_seeds
 from .minhash import HashFamily
 from .regions import Regions, find_regions, select, set_pair_hashes
 from .relax import merge_equal_columns, relax, unique_by_cols
@@ -59,10 +60,16 @@ class HBLCoClust:
     min_bucket : int, default=2
         Smallest LSH bucket that makes a seed: 2 means any collision.  The
         author's code used 3.
-    max_concepts : int, default=10_000_000
+    skip_covered : bool, default=False
+        The author's heuristic for dense relations: visit regions largest
+        first and enumerate a region only if it holds an object or a feature
+        that no enumerated region holds yet.  Bounds step 4 to at most
+        ``n_objects + n_features`` regions (MovieLens with minO = minF = 2
+        has millions of distinct regions, each with up to 10^5 concepts).
+    max_concepts : int, default=2_000_000
         Budget for step 4 over all regions; exceeding it raises
         :class:`~coclust.inclose.ConceptBudgetExceeded` rather than running
-        without bound.
+        out of memory.
     random_state : int, numpy Generator or None, default=None
         Seeds the hash functions.  Results are deterministic for a fixed int.
 
@@ -121,7 +128,8 @@ class HBLCoClust:
         min_density: float = 1.0,
         transpose: bool = True,
         min_bucket: int = 2,
-        max_concepts: int = 10_000_000,
+        skip_covered: bool = False,
+        max_concepts: int = 2_000_000,
         random_state=None,
     ):
         self.n_bands = n_bands
@@ -132,13 +140,14 @@ class HBLCoClust:
         self.min_density = min_density
         self.transpose = transpose
         self.min_bucket = min_bucket
+        self.skip_covered = skip_covered
         self.max_concepts = max_concepts
         self.random_state = random_state
 
     # -- scikit-learn conventions ------------------------------------------------
     _PARAMS = (
         "n_bands", "band_size", "min_rows", "min_cols", "max_feature_freq",
-        "min_density", "transpose", "min_bucket", "max_concepts", "random_state",
+        "min_density", "transpose", "min_bucket", "skip_covered", "max_concepts", "random_state",
     )  # fmt: skip
 
     def get_params(self, deep: bool = True) -> dict:
@@ -165,8 +174,9 @@ class HBLCoClust:
         check_int(self.max_concepts, "max_concepts", 1)
         check_fraction(self.max_feature_freq, "max_feature_freq")
         check_fraction(self.min_density, "min_density")
-        if not isinstance(self.transpose, (bool, np.bool_)):
-            raise ValueError(f"transpose must be True or False, got {self.transpose!r}")
+        for flag in ("transpose", "skip_covered"):
+            if not isinstance(getattr(self, flag), (bool, np.bool_)):
+                raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         rs = self.random_state
         if not (rs is None or isinstance(rs, np.random.Generator) or (isinstance(rs, (int, np.integer)) and rs >= 0)):
             raise ValueError(f"random_state must be None, a non-negative int or a numpy Generator, got {rs!r}")
@@ -207,14 +217,17 @@ class HBLCoClust:
         t = time.perf_counter()
         n_hash = self.n_bands * self.band_size
         hashes = HashFamily.sample(n_hash, rng)
+        rep, weight = duplicate_rows(D)
         seeds = [
             find_seeds(D, self.n_bands, self.band_size, self.min_bucket, hashes,
-                       row_ok=row_deg >= self.min_cols, key_ok=col_deg >= self.min_rows)
+                       row_ok=rep & (row_deg >= self.min_cols), key_ok=col_deg >= self.min_rows, row_weight=weight)
         ]  # fmt: skip
         if self.transpose:
             hashes_t = HashFamily.sample(n_hash, rng)
+            rep_t, weight_t = duplicate_rows(Dt)
             st = find_seeds(Dt, self.n_bands, self.band_size, self.min_bucket, hashes_t,
-                            row_ok=col_deg >= self.min_rows, key_ok=row_deg >= self.min_cols)  # fmt: skip
+                            row_ok=rep_t & (col_deg >= self.min_rows), key_ok=row_deg >= self.min_cols,
+                            row_weight=weight_t)  # fmt: skip
             # a feature bucket with its key objects, in (objects, features) terms
             seeds.append(Seeds(st.feat_ptr, st.feat_idx, st.obj_ptr, st.obj_idx))
         seeds = _unique_seeds(seeds)
@@ -223,13 +236,13 @@ class HBLCoClust:
 
         # Step 3: regions
         t = time.perf_counter()
-        regions = find_regions(D, Dt, seeds, self.min_rows, self.min_cols)
+        regions = find_regions(D, Dt, seeds, self.min_rows, self.min_cols, self.skip_covered)
         self.n_regions_ = len(regions)
         timings["regions"] = time.perf_counter() - t
 
         # Step 4: In-Close2 on every region
         t = time.perf_counter()
-        cc = _enumerate(D, regions, self.min_rows, self.min_cols, self.max_concepts)
+        cc = _enumerate(D, regions, self.min_rows, self.min_cols, self.max_concepts, self.min_density)
         timings["inclose"] = time.perf_counter() - t
 
         # Step 5: relaxation, once per distinct feature set
@@ -315,16 +328,16 @@ def _unique_seeds(parts: list[Seeds]) -> Seeds:
         [(s.obj_ptr, s.obj_idx, s.feat_ptr, s.feat_idx) for s in parts]
     )
     h = set_pair_hashes(obj_ptr, obj_idx, feat_ptr, feat_idx)
-    _, first = np.unique(h, return_index=True)
-    first.sort()
+    first = first_occurrences(h)
     r = select(Regions(obj_ptr, obj_idx, feat_ptr, feat_idx), first)
     return Seeds(r.row_ptr, r.row_idx, r.col_ptr, r.col_idx)
 
 
-def _enumerate(D, regions: Regions, min_rows: int, min_cols: int, max_concepts: int) -> Regions:
+def _enumerate(D, regions: Regions, min_rows: int, min_cols: int, max_concepts: int, density: float) -> Regions:
     n_r, n_c = regions.sizes()
     bounds = chunk_bounds(n_r.astype(np.float64) * n_c, 8 * n_threads())
-    budget = int(max_concepts)
+    # each chunk gets its share of the budget, so memory stays bounded while chunks run at once
+    budget = int(max_concepts) // max(1, len(bounds)) + 1
     parts = map_chunks(
         lambda lo, hi: _regions_concepts(
             D.indptr,
@@ -339,11 +352,12 @@ def _enumerate(D, regions: Regions, min_rows: int, min_cols: int, max_concepts: 
             int(min_rows),
             int(min_cols),
             budget,
+            float(density),
         ),  # fmt: skip
         bounds,
     )
     total = sum(len(p[0]) - 1 for p in parts)
-    if not all(p[4] for p in parts) or total > budget:
+    if not all(p[4] for p in parts) or total > max_concepts:
         raise ConceptBudgetExceeded(
             f"step 4 (In-Close) enumerated more than max_concepts={max_concepts} concepts; "
             "raise min_rows/min_cols or max_concepts"

@@ -50,8 +50,12 @@ def _grow(a, need):
 
 
 @numba.njit(nogil=True, cache=True)
-def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts):
+def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts, density=1.0):
     """All concepts of the matrix whose column ``j`` is the bitset ``cols[j]``.
+
+    With ``density < 1`` this is the author's relaxed In-Close: a column held by at least
+    ``density`` of the current extent joins the intent without splitting the extent, and a
+    child is canonical unless an earlier column outside the intent would join it so.
 
     Returns ``(ext, ext_n, int_ptr, int_idx, n, complete)``: ``ext[i]`` is the
     extent bitset of concept ``i``, its intent ``int_idx[int_ptr[i]:int_ptr[i+1]]``
@@ -108,7 +112,7 @@ def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts):
                 v = a[w] & cols[j, w]
                 child_ext[n_child, w] = v
                 cnt += _popcount(v)
-            if cnt == size_a:
+            if cnt >= density * size_a - 1e-9:
                 in_b[j] = True
                 intent[nb] = j
                 nb += 1
@@ -118,10 +122,16 @@ def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts):
                     if in_b[k]:
                         continue
                     subset = True
-                    for w in range(words):
-                        if child_ext[n_child, w] & ~cols[k, w]:
-                            subset = False
-                            break
+                    if density >= 1.0:
+                        for w in range(words):
+                            if child_ext[n_child, w] & ~cols[k, w]:
+                                subset = False
+                                break
+                    else:
+                        kept = 0
+                        for w in range(words):
+                            kept += _popcount(child_ext[n_child, w] & cols[k, w])
+                        subset = kept >= density * cnt - 1e-9
                     if subset:
                         canonical = False
                         break
@@ -261,7 +271,7 @@ def inclose(X, min_rows: int = 1, min_cols: int = 1, max_concepts: int | None = 
 
 @numba.njit(nogil=True, cache=True)
 def _regions_concepts(
-    csr_ptr, csr_idx, n_cols_total, row_ptr, row_idx, col_ptr, col_idx, lo, hi, min_rows, min_cols, budget
+    csr_ptr, csr_idx, n_cols_total, row_ptr, row_idx, col_ptr, col_idx, lo, hi, min_rows, min_cols, budget, density
 ):
     """In-Close2 on each region ``lo..hi-1``; concepts in global row/column indices."""
     local = np.full(n_cols_total, -1, dtype=np.int64)
@@ -286,7 +296,7 @@ def _regions_concepts(
                     bits[j, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
         for j in range(cols.shape[0]):
             local[cols[j]] = -1
-        ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, budget - n)
+        ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, budget - n, density)
         complete = complete and ok
         eptr, eidx = _bits_to_indices(ext, rows.shape[0])
         m = ext.shape[0]

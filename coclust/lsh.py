@@ -20,6 +20,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from ._arrays import group_ids
 from .minhash import MERSENNE_P, HashFamily, _invert, as_csr
 
 _BLOCK = 256
@@ -232,7 +233,7 @@ _N_PARTS = 256
 
 
 @numba.njit(parallel=True, cache=True)
-def _group_pairs(keys, rows, bands, min_bucket):
+def _group_pairs(keys, rows, bands, weights, min_bucket):
     """Group (key, row) pairs by key, in parallel over hash partitions of the keys.
 
     Returns, per pair slot, the members of kept buckets (rows sorted within each
@@ -270,7 +271,10 @@ def _group_pairs(keys, rows, bands, min_bucket):
             k = keys[idx[order[t]]]
             while u < m and keys[idx[order[u]]] == k:
                 u += 1
-            if u - t >= min_bucket:
+            weight = 0
+            for v in range(t, u):
+                weight += weights[rows[idx[order[v]]]]
+            if weight >= min_bucket:
                 grp = np.empty(u - t, dtype=np.int64)
                 for v in range(t, u):
                     grp[v - t] = rows[idx[order[v]]]
@@ -294,6 +298,31 @@ def _part_slices(offsets, n_per_part):
     )
 
 
+def duplicate_rows(X: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """``(representative, weight)``: a mask of the first row of each group of identical rows and,
+    on it, the group's size (0 elsewhere)."""
+    z = np.zeros(X.shape[0] + 1, dtype=np.int64)
+    h = _hash_rows(X.indptr.astype(np.int64), X.indices.astype(np.int64))
+    first, inverse = group_ids(h)
+    counts = np.bincount(inverse, minlength=len(first))
+    rep = np.zeros(X.shape[0], dtype=bool)
+    rep[first] = True
+    weight = z[:-1].copy()
+    weight[first] = counts
+    return rep, weight
+
+
+@numba.njit(parallel=True, cache=True)
+def _hash_rows(ptr, idx):
+    out = np.empty(ptr.shape[0] - 1, dtype=np.uint64)
+    for i in numba.prange(ptr.shape[0] - 1):
+        h = np.uint64(0x2545F4914F6CDD1D)
+        for p in range(ptr[i], ptr[i + 1]):
+            h = _mix64(h, idx[p])
+        out[i] = h
+    return out
+
+
 def find_seeds(
     X: sp.csr_matrix,
     n_bands: int,
@@ -302,11 +331,19 @@ def find_seeds(
     hashes: HashFamily,
     row_ok: np.ndarray | None = None,
     key_ok: np.ndarray | None = None,
+    row_weight: np.ndarray | None = None,
 ) -> Seeds:
-    """Bucket the rows of ``X`` by band key; buckets of ``min_bucket`` rows or more are seeds."""
+    """Bucket the rows of ``X`` by band key; buckets of ``min_bucket`` rows or more are seeds.
+
+    ``row_weight`` counts a row as that many rows (a representative of identical rows, the
+    others masked out by ``row_ok``): identical rows always share every bucket, so hashing one
+    of them and weighting it gives the same seeds for less work.
+    """
     bk = band_keys(X, n_bands, band_size, hashes, row_ok, key_ok)
+    if row_weight is None:
+        row_weight = np.ones(X.shape[0], dtype=np.int64)
     offsets, members, sizes, rep_row, rep_band, n_buckets, n_members = _group_pairs(
-        bk.keys, bk.rows.astype(np.int64), bk.bands.astype(np.int64), min_bucket
+        bk.keys, bk.rows.astype(np.int64), bk.bands.astype(np.int64), row_weight.astype(np.int64), min_bucket
     )
     b_slots = _part_slices(offsets, n_buckets)
     obj_ptr = np.zeros(len(b_slots) + 1, dtype=np.int64)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from ._arrays import first_occurrences
+from .inclose import _popcount, column_bitsets
 from .lsh import Seeds, _mix64
 
 # Seeds handled by one parallel task: enough work to amortise the scratch arrays.
@@ -139,21 +141,144 @@ def set_pair_hashes(row_ptr, row_idx, col_ptr, col_idx) -> np.ndarray:
     return out
 
 
-def find_regions(X, Xt, seeds: Seeds, min_rows: int, min_cols: int) -> Regions:
+@numba.njit(inline="always")
+def _and_bits(bits, members, m0, m1, scratch, out, o0, write):
+    """AND of the bitsets of ``members[m0:m1]`` into ``scratch``; its size, written at out[o0:] if ``write``."""
+    words = bits.shape[1]
+    first = members[m0]
+    for w in range(words):
+        scratch[w] = bits[first, w]
+    for t in range(m0 + 1, m1):
+        m = members[t]
+        for w in range(words):
+            scratch[w] &= bits[m, w]
+    n = 0
+    for w in range(words):
+        v = scratch[w]
+        if write:
+            while v:
+                low = v & (~v + np.uint64(1))
+                out[o0 + n] = w * 64 + int(_popcount(low - np.uint64(1)))
+                n += 1
+                v ^= low
+        else:
+            n += int(_popcount(v))
+    return n
+
+
+@numba.njit(parallel=True, cache=True)
+def _regions_bits(
+    row_bits, col_bits, obj_ptr, obj_idx, feat_ptr, feat_idx, seeds,
+    min_rows, min_cols, out_row_ptr, out_rows, out_col_ptr, out_cols, n_out_rows, n_out_cols, write,
+):  # fmt: skip
+    """:func:`_regions` on bitsets: rows as bitsets over columns and columns over rows."""
+    n_seeds = seeds.shape[0]
+    n_chunks = (n_seeds + _CHUNK - 1) // _CHUNK
+    for c in numba.prange(n_chunks):
+        scratch_r = np.empty(col_bits.shape[1], dtype=np.uint64)
+        scratch_c = np.empty(row_bits.shape[1], dtype=np.uint64)
+        for i in range(c * _CHUNK, min(n_seeds, (c + 1) * _CHUNK)):
+            s = seeds[i]
+            n_out_rows[i] = 0
+            n_out_cols[i] = 0
+            nr = _and_bits(col_bits, feat_idx, feat_ptr[s], feat_ptr[s + 1], scratch_r, out_rows, out_row_ptr[i], write)
+            if nr < min_rows:
+                continue
+            nc = _and_bits(row_bits, obj_idx, obj_ptr[s], obj_ptr[s + 1], scratch_c, out_cols, out_col_ptr[i], write)
+            if nc < min_cols:
+                continue
+            n_out_rows[i] = nr
+            n_out_cols[i] = nc
+
+
+@numba.njit(cache=True)
+def _first_covering(
+    use_bits, row_bits, col_bits, csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols,
+    obj_ptr, obj_idx, feat_ptr, feat_idx, order, max_rows, max_cols,
+):  # fmt: skip
+    """The seeds of ``order`` (in that order) whose region brings a row or column not yet covered."""
+    row_seen = np.zeros(n_rows, dtype=np.bool_)
+    col_seen = np.zeros(n_cols, dtype=np.bool_)
+    rows = np.empty(max_rows, dtype=np.int64)
+    cols = np.empty(max_cols, dtype=np.int64)
+    row_count = np.zeros(n_rows, dtype=np.int32)
+    col_count = np.zeros(n_cols, dtype=np.int32)
+    scratch_r = np.empty(max(1, col_bits.shape[1]), dtype=np.uint64)
+    scratch_c = np.empty(max(1, row_bits.shape[1]), dtype=np.uint64)
+    keep = np.zeros(order.shape[0], dtype=np.bool_)
+    seen_r = np.zeros(scratch_r.shape[0], dtype=np.uint64)
+    seen_c = np.zeros(scratch_c.shape[0], dtype=np.uint64)
+    for i in range(order.shape[0]):
+        s = order[i]
+        new = False
+        if use_bits:
+            # bitset AND-NOT against what is covered: no index lists needed
+            _and_bits(col_bits, feat_idx, feat_ptr[s], feat_ptr[s + 1], scratch_r, rows, 0, False)
+            _and_bits(row_bits, obj_idx, obj_ptr[s], obj_ptr[s + 1], scratch_c, cols, 0, False)
+            for w in range(scratch_r.shape[0]):
+                if scratch_r[w] & ~seen_r[w]:
+                    new = True
+                    break
+            if not new:
+                for w in range(scratch_c.shape[0]):
+                    if scratch_c[w] & ~seen_c[w]:
+                        new = True
+                        break
+            if new:
+                for w in range(scratch_r.shape[0]):
+                    seen_r[w] |= scratch_r[w]
+                for w in range(scratch_c.shape[0]):
+                    seen_c[w] |= scratch_c[w]
+        else:
+            nr = _intersect_lists(csc_ptr, csc_idx, feat_idx, feat_ptr[s], feat_ptr[s + 1], row_count, rows, 0, True)
+            nc = _intersect_lists(csr_ptr, csr_idx, obj_idx, obj_ptr[s], obj_ptr[s + 1], col_count, cols, 0, True)
+            for t in range(nr):
+                if not row_seen[rows[t]]:
+                    new = True
+                    row_seen[rows[t]] = True
+            for t in range(nc):
+                if not col_seen[cols[t]]:
+                    new = True
+                    col_seen[cols[t]] = True
+        keep[i] = new
+    return order[keep]
+
+
+# Bitsets of all rows and all columns are used when they fit in this many bytes.
+_BITSET_BYTES = 512 << 20
+
+
+def find_regions(X, Xt, seeds: Seeds, min_rows: int, min_cols: int, skip_covered: bool = False) -> Regions:
     """Regions of at least ``min_rows`` × ``min_cols`` of ``seeds``, de-duplicated.
 
-    ``X`` is the CSR matrix and ``Xt`` its transpose in CSR (= CSC of ``X``).
+    With ``skip_covered`` (the author's heuristic) regions are visited largest first and one
+    is kept only if it holds a row or a column that no kept region holds yet: at most
+    ``n_rows + n_cols`` regions, whatever the number of seeds.
+
+    ``X`` is the CSR matrix and ``Xt`` its transpose in CSR (= CSC of ``X``).  Intersections
+    use bitsets when those of every row and column fit in 512 MB (dense relations such as
+    MovieLens), sorted index lists otherwise.
     """
     n_rows, n_cols = X.shape
+    use_bits = n_rows * ((n_cols + 63) // 64) * 8 + n_cols * ((n_rows + 63) // 64) * 8 <= _BITSET_BYTES
+    if use_bits:
+        row_bits = column_bitsets(Xt)  # bitset of each row over the columns
+        col_bits = column_bitsets(X)
 
     def run(which, row_ptr, col_ptr, rows, cols, write):
         nr = np.empty(len(which), dtype=np.int64)
         nc = np.empty(len(which), dtype=np.int64)
-        _regions(
-            X.indptr, X.indices, Xt.indptr, Xt.indices, n_rows, n_cols,
-            seeds.obj_ptr, seeds.obj_idx, seeds.feat_ptr, seeds.feat_idx, which,
-            min_rows, min_cols, row_ptr, rows, col_ptr, cols, nr, nc, write,
-        )  # fmt: skip
+        if use_bits:
+            _regions_bits(
+                row_bits, col_bits, seeds.obj_ptr, seeds.obj_idx, seeds.feat_ptr, seeds.feat_idx, which,
+                min_rows, min_cols, row_ptr, rows, col_ptr, cols, nr, nc, write,
+            )  # fmt: skip
+        else:
+            _regions(
+                X.indptr, X.indices, Xt.indptr, Xt.indices, n_rows, n_cols,
+                seeds.obj_ptr, seeds.obj_idx, seeds.feat_ptr, seeds.feat_idx, which,
+                min_rows, min_cols, row_ptr, rows, col_ptr, cols, nr, nc, write,
+            )  # fmt: skip
         return nr, nc
 
     # Sizes first, without writing: almost every seed is rejected, and buffers
@@ -162,6 +287,16 @@ def find_regions(X, Xt, seeds: Seeds, min_rows: int, min_cols: int) -> Regions:
     dummy = np.zeros(len(seeds), dtype=np.int64)
     nr, nc = run(everything, dummy, dummy, dummy[:0], dummy[:0], False)
     kept = np.flatnonzero(nr > 0)
+    if skip_covered and len(kept):
+        size = nr[kept] * nc[kept]
+        order = kept[np.lexsort((kept, -size))]
+        if not use_bits:
+            row_bits = col_bits = np.zeros((1, 1), dtype=np.uint64)
+        covering = _first_covering(
+            use_bits, row_bits, col_bits, X.indptr, X.indices, Xt.indptr, Xt.indices, n_rows, n_cols,
+            seeds.obj_ptr, seeds.obj_idx, seeds.feat_ptr, seeds.feat_idx, order, int(nr.max()), int(nc.max()),
+        )  # fmt: skip
+        kept = np.sort(covering)
     row_ptr = np.zeros(len(kept) + 1, dtype=np.int64)
     np.cumsum(nr[kept], out=row_ptr[1:])
     col_ptr = np.zeros(len(kept) + 1, dtype=np.int64)
@@ -172,8 +307,7 @@ def find_regions(X, Xt, seeds: Seeds, min_rows: int, min_cols: int) -> Regions:
     regions = Regions(row_ptr, rows, col_ptr, cols)
     # identical regions from different seeds are enumerated once
     h = set_pair_hashes(regions.row_ptr, regions.row_idx, regions.col_ptr, regions.col_idx)
-    _, first = np.unique(h, return_index=True)
-    first.sort()
+    first = first_occurrences(h)
     return select(regions, first)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ._arrays import first_occurrences, group_ids, unique_sorted
 from ._parallel import chunk_bounds, concat_csr_pairs, map_chunks, n_threads
 from .inclose import _grow
 from .regions import Regions, select, set_pair_hashes
@@ -56,14 +57,15 @@ def _relax_chunk(
                     nt += 1
                 row_count[r] += 1
         need = density * nb - _EPS
-        rows = np.sort(touched_r[:nt])
+        # filter first, sort only what is kept: touched lists are long on dense data
         nr = 0
         for t in range(nt):
-            r = rows[t]
+            r = touched_r[t]
             if row_count[r] >= need:
-                rows[nr] = r
+                touched_r[nr] = r
                 nr += 1
             row_count[r] = 0
+        rows = np.sort(touched_r[:nr])
         if nr < min_rows:
             continue
         nc_t = 0
@@ -76,14 +78,14 @@ def _relax_chunk(
                     nc_t += 1
                 col_count[f] += 1
         need = density * nr - _EPS
-        cols = np.sort(touched_c[:nc_t])
         nc = 0
         for t in range(nc_t):
-            f = cols[t]
+            f = touched_c[t]
             if col_count[f] >= need:
-                cols[nc] = f
+                touched_c[nc] = f
                 nc += 1
             col_count[f] = 0
+        cols = np.sort(touched_c[:nc])
         if nc < min_cols:
             continue
         o_ridx = _grow(o_ridx, o_rptr[n] + nr)
@@ -100,9 +102,7 @@ def unique_by_cols(col_ptr, col_idx) -> np.ndarray:
     """Indices of the first co-cluster of each distinct column set, in order."""
     empty = np.zeros(len(col_ptr), dtype=np.int64)
     h = set_pair_hashes(empty, empty[:0], col_ptr, col_idx)
-    _, first = np.unique(h, return_index=True)
-    first.sort()
-    return first
+    return first_occurrences(h)
 
 
 def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: int):
@@ -178,13 +178,13 @@ def merge_equal_columns(X, row_ptr, row_idx, col_ptr, col_idx, min_density: floa
         return row_ptr, row_idx, col_ptr, col_idx
     empty = np.zeros(n + 1, dtype=np.int64)
     h = set_pair_hashes(empty, empty[:0], col_ptr, col_idx)
-    _, first, group = np.unique(h, return_index=True, return_inverse=True)
+    first, group = group_ids(h)
     n_groups = len(first)
     # union of rows per group: sort (group, row) pairs and drop repeats
     sizes = np.diff(row_ptr)
     g_of = np.repeat(group, sizes).astype(np.int64)
     key = g_of * X.shape[0] + row_idx
-    key = np.unique(key)
+    key = unique_sorted(key)
     g_rows = key // X.shape[0]
     rows = key % X.shape[0]
     r_ptr = np.zeros(n_groups + 1, dtype=np.int64)

@@ -4,7 +4,7 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coclust import HBLCoClust, inclose
+from coclust import ConceptBudgetExceeded, HBLCoClust, inclose
 from coclust.metrics import density
 
 
@@ -72,6 +72,22 @@ def test_random_state_changes_hashes():
     runs = {len(HBLCoClust(random_state=s, **params).fit(X).coclusters_) for s in range(6)}
     seeds = {HBLCoClust(random_state=s, **params).fit(X).n_seeds_ for s in range(6)}
     assert len(seeds) > 1 or len(runs) > 1
+
+
+def test_skip_covered_bounds_the_regions():
+    X, _, _ = planted(5, n=60, m=40, blocks=3, noise=0.3)
+    params = dict(n_bands=40, band_size=2, min_rows=2, min_cols=2, min_density=0.8, random_state=0)
+    full = HBLCoClust(**params).fit(X)
+    few = HBLCoClust(skip_covered=True, **params).fit(X)
+    assert few.n_regions_ <= min(full.n_regions_, sum(X.shape))
+    assert few.n_regions_ < full.n_regions_
+
+
+def test_concept_budget_is_an_error_not_a_hang():
+    rng = np.random.default_rng(0)
+    X = (rng.random((60, 40)) < 0.7).astype(int)
+    with pytest.raises(ConceptBudgetExceeded, match="max_concepts"):
+        HBLCoClust(n_bands=30, band_size=2, min_rows=2, min_cols=2, max_concepts=50, random_state=0).fit(X)
 
 
 def test_merge_of_equal_feature_sets():
@@ -153,6 +169,7 @@ def test_bad_input(X, match):
         ({"min_density": 0}, "min_density"),
         ({"min_density": "high"}, "min_density"),
         ({"transpose": "yes"}, "transpose"),
+        ({"skip_covered": 1}, "skip_covered"),
         ({"random_state": -1}, "random_state"),
         ({"min_bucket": 0}, "min_bucket"),
     ],
