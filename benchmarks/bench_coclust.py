@@ -81,18 +81,20 @@ def pipeline(data: Path, runs: int) -> dict:
         wall = time.perf_counter() - t
         cc = model.coclusters_
         obj, feat = metrics.coverage(cc, rel.matrix.shape)
-        out["runs"].append({
-            "warm": run > 0,  # run 0 includes compiling or loading the numba cache
-            "seconds": wall,
-            "steps": model.timings_,
-            "seeds": model.n_seeds_,
-            "regions": model.n_regions_,
-            "concepts": model.n_concepts_,
-            "coclusters": len(cc),
-            "purity": metrics.purity(cc, rel.labels) if cc else None,
-            "objects_covered": obj,
-            "features_covered": feat,
-        })  # fmt: skip
+        out["runs"].append(
+            {
+                "warm": run > 0,  # run 0 includes compiling or loading the numba cache
+                "seconds": wall,
+                "steps": model.timings_,
+                "seeds": model.n_seeds_,
+                "regions": model.n_regions_,
+                "concepts": model.n_concepts_,
+                "coclusters": len(cc),
+                "purity": metrics.purity(cc, rel.labels) if cc else None,
+                "objects_covered": obj,
+                "features_covered": feat,
+            }
+        )
     out["peak_rss_mb"] = peak_rss_mb()
     return out
 
@@ -112,22 +114,30 @@ def main() -> None:
     rel = classic3(args.data)
     mh = minhash_throughput(rel)
     print(f"MinHash, {mh['hash_functions']} functions × {mh['relations']:,} relations (Classic3):")
-    print(f"  compiled: {mh['evaluations_per_second'] / 1e9:.2f} billion evaluations/s "
-          f"(best of {len(mh['seconds_all'])}: {mh['seconds_best']:.3f} s)")  # fmt: skip
-    print(f"  numpy loop over hash functions: {mh['numpy_loop_evaluations_per_second'] / 1e9:.3f} billion/s "
-          f"→ speed-up ×{mh['speedup_vs_numpy_loop']:.0f}")  # fmt: skip
+    print(
+        f"  compiled: {mh['evaluations_per_second'] / 1e9:.2f} billion evaluations/s "
+        f"(best of {len(mh['seconds_all'])}: {mh['seconds_best']:.3f} s)"
+    )
+    print(
+        f"  numpy loop over hash functions: {mh['numpy_loop_evaluations_per_second'] / 1e9:.3f} billion/s "
+        f"→ speed-up ×{mh['speedup_vs_numpy_loop']:.0f}"
+    )
 
     child = subprocess.run(
         [sys.executable, __file__, "--pipeline-only", "--data", str(args.data), "--runs", str(args.runs)],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     pl = json.loads(child.stdout.strip().splitlines()[-1])
     print(f"\nHBLCoClust on Classic3 {PAPER}, both orientations:")
     for r in pl["runs"]:
         steps = ", ".join(f"{k} {v:.2f}" for k, v in r["steps"].items() if k != "total")
-        print(f"  {'warm' if r['warm'] else 'cold'}: {r['seconds']:.2f} s ({steps}); seeds {r['seeds']:,}, "
-              f"regions {r['regions']:,}, concepts {r['concepts']:,} → {r['coclusters']} co-clusters, "
-              f"purity {r['purity']:.3f}, objects covered {r['objects_covered']:.3f}")  # fmt: skip
+        print(
+            f"  {'warm' if r['warm'] else 'cold'}: {r['seconds']:.2f} s ({steps}); seeds {r['seeds']:,}, "
+            f"regions {r['regions']:,}, concepts {r['concepts']:,} → {r['coclusters']} co-clusters, "
+            f"purity {r['purity']:.3f}, objects covered {r['objects_covered']:.3f}"
+        )
     warm = [r["seconds"] for r in pl["runs"] if r["warm"]]
     if warm:
         print(f"  warm wall time: median {np.median(warm):.2f} s, max {max(warm):.2f} s")

@@ -39,8 +39,10 @@ def make_principals(path: Path, rows: int, seed: int = 0) -> None:
             t = rng.integers(1, n_titles + 1, n)
             p = rng.integers(1, rows // 3, n)
             c = cats[rng.integers(0, len(cats), n)]
-            lines = [f"tt{a:07d}\t{i % 10 + 1}\tnm{b:07d}\t{k}\t\\N\t[\"Role {i}\"]\n"
-                     for i, (a, b, k) in enumerate(zip(t, p, c, strict=True), start=lo)]  # fmt: skip
+            lines = [
+                f'tt{a:07d}\t{i % 10 + 1}\tnm{b:07d}\t{k}\t\\N\t["Role {i}"]\n'
+                for i, (a, b, k) in enumerate(zip(t, p, c, strict=True), start=lo)
+            ]
             f.write("".join(lines))
 
 
@@ -56,8 +58,7 @@ def child(mode: str, path: str, titles: int) -> None:
     else:
         df = pd.read_csv(path, sep="\t", dtype=str, quoting=3)
         n = int(df["tconst"].isin(wanted).sum())
-    print(json.dumps({"rows_kept": n, "seconds": time.perf_counter() - t,
-                      "peak_rss_mb": peak_rss_mb()}))  # fmt: skip
+    print(json.dumps({"rows_kept": n, "seconds": time.perf_counter() - t, "peak_rss_mb": peak_rss_mb()}))
 
 
 def main() -> None:
@@ -78,27 +79,37 @@ def main() -> None:
     rel = data.relations()
     dt = time.perf_counter() - t
     s = rel.summary()
-    print(f"ml-100k u1.base relations (genre, director, writer, cast): {dt:.2f} s — users {s['users']:,}, "
-          f"attributes {s['attributes']:,}, relations {s['relations']:,} "
-          f"(like {s['like_relations']:,}, dislike {s['dislike_relations']:,})")  # fmt: skip
+    print(
+        f"ml-100k u1.base relations (genre, director, writer, cast): {dt:.2f} s — users {s['users']:,}, "
+        f"attributes {s['attributes']:,}, relations {s['relations']:,} "
+        f"(like {s['like_relations']:,}, dislike {s['dislike_relations']:,})"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "title.principals.tsv.gz"
         t = time.perf_counter()
         make_principals(path, args.rows)
-        print(f"\nsynthetic title.principals: {args.rows:,} rows, {path.stat().st_size / 1e6:.1f} MB gzip "
-              f"(written in {time.perf_counter() - t:.1f} s)")  # fmt: skip
+        print(
+            f"\nsynthetic title.principals: {args.rows:,} rows, {path.stat().st_size / 1e6:.1f} MB gzip "
+            f"(written in {time.perf_counter() - t:.1f} s)"
+        )
         for mode in ("stream", "read_csv"):
-            res = subprocess.run([sys.executable, __file__, "--child", mode, str(path), str(args.titles)],
-                                 capture_output=True, text=True, check=True)  # fmt: skip
+            res = subprocess.run(
+                [sys.executable, __file__, "--child", mode, str(path), str(args.titles)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             r = json.loads(res.stdout.strip().splitlines()[-1])
             label = (
                 "streamed (actor/actress/director/writer rows), filtered to"
                 if mode == "stream"
                 else "whole-file pandas.read_csv (all rows), then filtered to"
             )
-            print(f"  {label} {args.titles:,} titles: {r['rows_kept']:,} rows kept, {r['seconds']:.1f} s, "
-                  f"peak RSS {r['peak_rss_mb']:.0f} MB")  # fmt: skip
+            print(
+                f"  {label} {args.titles:,} titles: {r['rows_kept']:,} rows kept, {r['seconds']:.1f} s, "
+                f"peak RSS {r['peak_rss_mb']:.0f} MB"
+            )
 
 
 if __name__ == "__main__":

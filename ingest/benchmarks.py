@@ -26,22 +26,79 @@ from .datahome import data_home
 from .relations import Relations
 from .tables import DataFormatError, read_table
 
-ZOO_ATTRS = ["hair", "feathers", "eggs", "milk", "airborne", "aquatic", "predator", "toothed", "backbone",
-             "breathes", "venomous", "fins", "legs", "tail", "domestic", "catsize"]  # fmt: skip
+ZOO_ATTRS = [
+    "hair",
+    "feathers",
+    "eggs",
+    "milk",
+    "airborne",
+    "aquatic",
+    "predator",
+    "toothed",
+    "backbone",
+    "breathes",
+    "venomous",
+    "fins",
+    "legs",
+    "tail",
+    "domestic",
+    "catsize",
+]
 SOYBEAN_ATTRS = [
-    "date", "plant-stand", "precip", "temp", "hail", "crop-hist", "area-damaged", "severity", "seed-tmt",
-    "germination", "plant-growth", "leaves", "leafspots-halo", "leafspots-marg", "leafspot-size", "leaf-shread",
-    "leaf-malf", "leaf-mild", "stem", "lodging", "stem-cankers", "canker-lesion", "fruiting-bodies",
-    "external-decay", "mycelium", "int-discolor", "sclerotia", "fruit-pods", "fruit-spots", "seed",
-    "mold-growth", "seed-discolor", "seed-size", "shriveling", "roots",
-]  # fmt: skip
+    "date",
+    "plant-stand",
+    "precip",
+    "temp",
+    "hail",
+    "crop-hist",
+    "area-damaged",
+    "severity",
+    "seed-tmt",
+    "germination",
+    "plant-growth",
+    "leaves",
+    "leafspots-halo",
+    "leafspots-marg",
+    "leafspot-size",
+    "leaf-shread",
+    "leaf-malf",
+    "leaf-mild",
+    "stem",
+    "lodging",
+    "stem-cankers",
+    "canker-lesion",
+    "fruiting-bodies",
+    "external-decay",
+    "mycelium",
+    "int-discolor",
+    "sclerotia",
+    "fruit-pods",
+    "fruit-spots",
+    "seed",
+    "mold-growth",
+    "seed-discolor",
+    "seed-size",
+    "shriveling",
+    "roots",
+]
 VOTES_ATTRS = [
-    "handicapped-infants", "water-project-cost-sharing", "adoption-of-the-budget-resolution",
-    "physician-fee-freeze", "el-salvador-aid", "religious-groups-in-schools", "anti-satellite-test-ban",
-    "aid-to-nicaraguan-contras", "mx-missile", "immigration", "synfuels-corporation-cutback",
-    "education-spending", "superfund-right-to-sue", "crime", "duty-free-exports",
+    "handicapped-infants",
+    "water-project-cost-sharing",
+    "adoption-of-the-budget-resolution",
+    "physician-fee-freeze",
+    "el-salvador-aid",
+    "religious-groups-in-schools",
+    "anti-satellite-test-ban",
+    "aid-to-nicaraguan-contras",
+    "mx-missile",
+    "immigration",
+    "synfuels-corporation-cutback",
+    "education-spending",
+    "superfund-right-to-sue",
+    "crime",
+    "duty-free-exports",
     "export-administration-act-south-africa",
-]  # fmt: skip
+]
 
 # name → (folder/file, columns, index of the object id column or None, index of the class column)
 UCI = {
@@ -52,8 +109,18 @@ UCI = {
 }
 
 MULTI5 = ["comp.graphics", "rec.sport.baseball", "rec.motorcycles", "sci.space", "talk.politics.mideast"]
-MULTI10 = ["alt.atheism", "comp.sys.mac.hardware", "misc.forsale", "rec.autos", "rec.sport.hockey",
-           "sci.electronics", "sci.crypt", "sci.med", "sci.space", "talk.politics.guns"]  # fmt: skip
+MULTI10 = [
+    "alt.atheism",
+    "comp.sys.mac.hardware",
+    "misc.forsale",
+    "rec.autos",
+    "rec.sport.hockey",
+    "sci.electronics",
+    "sci.crypt",
+    "sci.med",
+    "sci.space",
+    "talk.politics.guns",
+]
 
 
 def _pairs_to_relations(objects, features, labels_by_object: pd.Series) -> Relations:
@@ -62,8 +129,7 @@ def _pairs_to_relations(objects, features, labels_by_object: pd.Series) -> Relat
     o_codes = vocab.get_indexer(pd.Series(objects))
     o_vocab = vocab
     f_codes, f_vocab = pd.factorize(pd.Series(features))
-    X = sp.csr_matrix((np.ones(len(o_codes), dtype=np.int8), (o_codes, f_codes)),
-                      shape=(len(o_vocab), len(f_vocab)))  # fmt: skip
+    X = sp.csr_matrix((np.ones(len(o_codes), dtype=np.int8), (o_codes, f_codes)), shape=(len(o_vocab), len(f_vocab)))
     X.sum_duplicates()
     X.data[:] = 1
     labels = labels_by_object.to_numpy()
@@ -128,8 +194,9 @@ def read_classic3(path: str | Path | None = None, home: str | Path | None = None
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise DataFormatError(f"{source}:{line}: not UTF-8 text") from None
-    df = pd.read_csv(io.StringIO(text), sep="\t", header=None, names=["doc", "term"], dtype=str,
-                     keep_default_na=False, engine="c")  # fmt: skip
+    df = pd.read_csv(
+        io.StringIO(text), sep="\t", header=None, names=["doc", "term"], dtype=str, keep_default_na=False, engine="c"
+    )
     df["term"] = df["term"].str.strip()
     bad = np.flatnonzero(((df["term"] == "") | ~df["doc"].str.contains(".", regex=False)).to_numpy())
     if len(bad):

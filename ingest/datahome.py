@@ -55,37 +55,58 @@ REGISTRY: dict[str, Dataset] = {
     d.name: d
     for d in [
         Dataset(
-            "ml-100k", "ml-100k",
-            (RemoteFile(_GL + "ml-100k.zip",
-                        "sha256:50d2a982c66986937beb9ffb3aa76efe955bf3d5c6b761f4e3a7cd717c6a3229", 4_924_029),),
-            "u.data", "MovieLens 100K: 100,000 ratings of 1,682 movies by 943 users, splits u1..u5, ua, ub",
+            "ml-100k",
+            "ml-100k",
+            (
+                RemoteFile(
+                    _GL + "ml-100k.zip",
+                    "sha256:50d2a982c66986937beb9ffb3aa76efe955bf3d5c6b761f4e3a7cd717c6a3229",
+                    4_924_029,
+                ),
+            ),
+            "u.data",
+            "MovieLens 100K: 100,000 ratings of 1,682 movies by 943 users, splits u1..u5, ua, ub",
         ),
         Dataset(
-            "ml-1m", "ml-1m",
+            "ml-1m",
+            "ml-1m",
             (RemoteFile(_GL + "ml-1m.zip", "md5:c4d9eecfca2ab87c1945afe126590906"),),
-            "ratings.dat", "MovieLens 1M: 1,000,209 ratings (:: separated .dat files)",
+            "ratings.dat",
+            "MovieLens 1M: 1,000,209 ratings (:: separated .dat files)",
         ),
         Dataset(
-            "ml-latest-small", "ml-latest-small",
-            (RemoteFile(_GL + "ml-latest-small.zip",
-                        "sha256:696d65a3dfceac7c45750ad32df2c259311949efec81f0f144fdfb91ebc9e436"),),
-            "ratings.csv", "MovieLens latest small: 100,836 ratings, CSV release with links.csv",
+            "ml-latest-small",
+            "ml-latest-small",
+            (
+                RemoteFile(
+                    _GL + "ml-latest-small.zip",
+                    "sha256:696d65a3dfceac7c45750ad32df2c259311949efec81f0f144fdfb91ebc9e436",
+                ),
+            ),
+            "ratings.csv",
+            "MovieLens latest small: 100,836 ratings, CSV release with links.csv",
         ),
         Dataset(
-            "ml-25m", "ml-25m",
+            "ml-25m",
+            "ml-25m",
             (RemoteFile(_GL + "ml-25m.zip", "md5:6b51fb2759a8657d3bfcbfc42b592ada"),),
-            "ratings.csv", "MovieLens 25M (CSV release)",
+            "ratings.csv",
+            "MovieLens 25M (CSV release)",
         ),
         Dataset(
-            "imdb", "imdb",
-            tuple(RemoteFile(_IMDB + f, None, archive=False)
-                  for f in ("title.basics.tsv.gz", "title.principals.tsv.gz", "name.basics.tsv.gz")),
-            "title.principals.tsv.gz", "IMDb non-commercial TSV dumps (genres, principals, names)",
+            "imdb",
+            "imdb",
+            tuple(
+                RemoteFile(_IMDB + f, None, archive=False)
+                for f in ("title.basics.tsv.gz", "title.principals.tsv.gz", "name.basics.tsv.gz")
+            ),
+            "title.principals.tsv.gz",
+            "IMDb non-commercial TSV dumps (genres, principals, names)",
             note="IMDb regenerates these dumps daily, so no fixed checksum exists; the files are "
             "checked to be gzip TSV with the expected header when read.",
         ),
     ]
-}  # fmt: skip
+}
 
 
 def dataset(name: str) -> Dataset:

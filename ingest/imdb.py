@@ -20,11 +20,20 @@ from .tables import DataFormatError
 
 PRINCIPAL_KINDS = ("actor", "actress", "director", "writer")
 _HEADERS = {
-    "title.basics": ["tconst", "titleType", "primaryTitle", "originalTitle", "isAdult", "startYear", "endYear",
-                     "runtimeMinutes", "genres"],
+    "title.basics": [
+        "tconst",
+        "titleType",
+        "primaryTitle",
+        "originalTitle",
+        "isAdult",
+        "startYear",
+        "endYear",
+        "runtimeMinutes",
+        "genres",
+    ],
     "title.principals": ["tconst", "ordering", "nconst", "category", "job", "characters"],
     "name.basics": ["nconst", "primaryName", "birthYear", "deathYear", "primaryProfession", "knownForTitles"],
-}  # fmt: skip
+}
 
 
 def _stream(path: str | Path, kind: str, usecols: list[str], chunksize: int) -> Iterable[pd.DataFrame]:
@@ -34,9 +43,17 @@ def _stream(path: str | Path, kind: str, usecols: list[str], chunksize: int) -> 
     expected = _HEADERS[kind]
     try:
         reader = pd.read_csv(
-            path, sep="\t", dtype=str, usecols=usecols, chunksize=chunksize, quoting=csv.QUOTE_NONE,
-            na_values=["\\N"], keep_default_na=False, encoding="utf-8", compression="infer",
-        )  # fmt: skip
+            path,
+            sep="\t",
+            dtype=str,
+            usecols=usecols,
+            chunksize=chunksize,
+            quoting=csv.QUOTE_NONE,
+            na_values=["\\N"],
+            keep_default_na=False,
+            encoding="utf-8",
+            compression="infer",
+        )
         header = pd.read_csv(path, sep="\t", nrows=0, quoting=csv.QUOTE_NONE, compression="infer").columns.tolist()
     except pd.errors.EmptyDataError:
         raise DataFormatError(f"{path}: file is empty") from None
@@ -121,6 +138,7 @@ def imdb_attributes(folder: str | Path, tconsts: Iterable[str], kinds: Iterable[
 
 
 DETAILS_KINDS = ("director", "writer", "cast")
+_MISSING = {"nan", "none", "null", "n/a"}
 
 
 def read_ml100k_details(path: str | Path, top_cast: int | None = None) -> pd.DataFrame:
@@ -155,8 +173,9 @@ def read_ml100k_details(path: str | Path, top_cast: int | None = None) -> pd.Dat
             if kind == "cast" and top_cast is not None:
                 values = values[:top_cast]
             for v in values:
-                v = str(v).strip()
-                if v:
+                # the scrape writes missing people as "nan" or ""
+                v = v.strip() if isinstance(v, str) else ""
+                if v and v.lower() not in _MISSING:
                     rows.append((rec["movie_id"], tconst, kind, v))
     df = pd.DataFrame(rows, columns=["item", "tconst", "kind", "value"])
     return df.drop_duplicates(["item", "kind", "value"]).reset_index(drop=True)

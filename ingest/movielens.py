@@ -17,17 +17,39 @@ from .datahome import data_home, require
 from .tables import DataFormatError, read_table
 
 ML100K_GENRES = [
-    "unknown", "Action", "Adventure", "Animation", "Children's", "Comedy", "Crime", "Documentary", "Drama",
-    "Fantasy", "Film-Noir", "Horror", "Musical", "Mystery", "Romance", "Sci-Fi", "Thriller", "War", "Western",
-]  # fmt: skip
+    "unknown",
+    "Action",
+    "Adventure",
+    "Animation",
+    "Children's",
+    "Comedy",
+    "Crime",
+    "Documentary",
+    "Drama",
+    "Fantasy",
+    "Film-Noir",
+    "Horror",
+    "Musical",
+    "Mystery",
+    "Romance",
+    "Sci-Fi",
+    "Thriller",
+    "War",
+    "Western",
+]
 ML100K_SPLITS = ("u1", "u2", "u3", "u4", "u5", "ua", "ub")
 RATING_COLUMNS = ["user", "item", "rating", "timestamp"]
 
 
 def read_ml100k_ratings(path: str | Path) -> pd.DataFrame:
     """``u.data`` or a split file (``u1.base`` …): tab-separated user, item, rating 1–5, timestamp."""
-    return read_table(path, "\t", RATING_COLUMNS, ints=("user", "item", "rating", "timestamp"),
-                      ranges={"rating": (1, 5), "user": (1, np.inf), "item": (1, np.inf)})  # fmt: skip
+    return read_table(
+        path,
+        "\t",
+        RATING_COLUMNS,
+        ints=("user", "item", "rating", "timestamp"),
+        ranges={"rating": (1, 5), "user": (1, np.inf), "item": (1, np.inf)},
+    )
 
 
 def read_ml100k_items(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -37,14 +59,17 @@ def read_ml100k_items(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     ``item, kind, value`` table.
     """
     names = ["item", "title", "release_date", "video_release_date", "imdb_url", *ML100K_GENRES]
-    df = read_table(path, "|", names, encoding="latin-1", ints=("item", *ML100K_GENRES),
-                    ranges={g: (0, 1) for g in ML100K_GENRES})  # fmt: skip
-    items = pd.DataFrame({
-        "item": df["item"],
-        "title": df["title"],
-        "year": df["title"].str.extract(r"\((\d{4})\)\s*$")[0].astype("Int64"),
-        "imdb_url": df["imdb_url"],
-    })  # fmt: skip
+    df = read_table(
+        path, "|", names, encoding="latin-1", ints=("item", *ML100K_GENRES), ranges={g: (0, 1) for g in ML100K_GENRES}
+    )
+    items = pd.DataFrame(
+        {
+            "item": df["item"],
+            "title": df["title"],
+            "year": df["title"].str.extract(r"\((\d{4})\)\s*$")[0].astype("Int64"),
+            "imdb_url": df["imdb_url"],
+        }
+    )
     flags = df[ML100K_GENRES].to_numpy()
     r, c = np.nonzero(flags)
     genres = pd.DataFrame({"item": df["item"].to_numpy()[r], "kind": "genre", "value": np.array(ML100K_GENRES)[c]})
@@ -53,8 +78,9 @@ def read_ml100k_items(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def read_ml100k_users(path: str | Path) -> pd.DataFrame:
     """``u.user``: user, age, gender, occupation, zip code."""
-    return read_table(path, "|", ["user", "age", "gender", "occupation", "zip"], ints=("user", "age"),
-                      ranges={"age": (0, 150)})  # fmt: skip
+    return read_table(
+        path, "|", ["user", "age", "gender", "occupation", "zip"], ints=("user", "age"), ranges={"age": (0, 150)}
+    )
 
 
 def load_ml100k_split(split: str = "u1", home: str | Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -69,8 +95,9 @@ def load_ml100k_split(split: str = "u1", home: str | Path | None = None) -> tupl
 
 def read_ml1m_ratings(path: str | Path) -> pd.DataFrame:
     """MovieLens 1M ``ratings.dat``: ``UserID::MovieID::Rating::Timestamp``."""
-    return read_table(path, "::", RATING_COLUMNS, ints=("user", "item", "rating", "timestamp"),
-                      ranges={"rating": (1, 5)})  # fmt: skip
+    return read_table(
+        path, "::", RATING_COLUMNS, ints=("user", "item", "rating", "timestamp"), ranges={"rating": (1, 5)}
+    )
 
 
 def read_ml1m_movies(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -82,9 +109,14 @@ def read_ml1m_movies(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 def read_csv_ratings(path: str | Path) -> pd.DataFrame:
     """CSV release ``ratings.csv`` (ml-latest-small, 25M, 32M): half-star ratings 0.5–5."""
     df = read_table(
-        path, ",", ["userId", "movieId", "rating", "timestamp"], header=True,
-        ints=("userId", "movieId", "timestamp"), floats=("rating",), ranges={"rating": (0.5, 5)},
-    )  # fmt: skip
+        path,
+        ",",
+        ["userId", "movieId", "rating", "timestamp"],
+        header=True,
+        ints=("userId", "movieId", "timestamp"),
+        floats=("rating",),
+        ranges={"rating": (0.5, 5)},
+    )
     return df.rename(columns={"userId": "user", "movieId": "item"})
 
 
@@ -121,11 +153,13 @@ def read_csv_links(path: str | Path) -> pd.DataFrame:
 
 
 def _titles_and_genres(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    items = pd.DataFrame({
-        "item": df["item"].to_numpy(),
-        "title": df["title"].to_numpy(),
-        "year": df["title"].str.extract(r"\((\d{4})\)\s*$")[0].astype("Int64").to_numpy(),
-    })  # fmt: skip
+    items = pd.DataFrame(
+        {
+            "item": df["item"].to_numpy(),
+            "title": df["title"].to_numpy(),
+            "year": df["title"].str.extract(r"\((\d{4})\)\s*$")[0].astype("Int64").to_numpy(),
+        }
+    )
     g = df[["item", "genres"]].assign(value=df["genres"].str.split("|")).explode("value")
     g = g[(g["value"] != "") & (g["value"] != "(no genres listed)")]
     genres = pd.DataFrame({"item": g["item"].to_numpy(), "kind": "genre", "value": g["value"].to_numpy()})

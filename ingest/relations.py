@@ -155,8 +155,7 @@ def build_relations(
     feats = np.concatenate(feat_parts)
     o_codes, o_vocab = pd.factorize(objs, sort=True)
     f_codes, f_vocab = pd.factorize(feats, sort=True)
-    X = sp.csr_matrix((np.ones(len(o_codes), dtype=np.int8), (o_codes, f_codes)),
-                      shape=(len(o_vocab), len(f_vocab)))  # fmt: skip
+    X = sp.csr_matrix((np.ones(len(o_codes), dtype=np.int8), (o_codes, f_codes)), shape=(len(o_vocab), len(f_vocab)))
     X.sum_duplicates()
     X.data[:] = 1
     return Relations(X, np.asarray(o_vocab), np.asarray(f_vocab, dtype=object))

@@ -66,8 +66,16 @@ def read_table(
             f"{path}:{i + first + 1}: expected {len(names)} fields separated by {sep!r}, got {counts[i]}: {body[i]!r}"
         )
     if len(sep) == 1:
-        df = pd.read_csv(io.StringIO("\n".join(body)), sep=sep, header=None, names=names, dtype=str,
-                         keep_default_na=False, quoting=3, engine="c")  # fmt: skip
+        df = pd.read_csv(
+            io.StringIO("\n".join(body)),
+            sep=sep,
+            header=None,
+            names=names,
+            dtype=str,
+            keep_default_na=False,
+            quoting=3,
+            engine="c",
+        )
     else:
         df = pd.DataFrame([ln.split(sep) for ln in body], columns=names)
     if len(df) != len(body):

@@ -14,8 +14,9 @@ def recsys(*args, home=None):
     env = dict(os.environ)
     if home is not None:
         env["RECSYS_DATA"] = str(home)
-    return subprocess.run([sys.executable, "-m", "recsys.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=300)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "recsys.cli", *args], capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 @pytest.mark.data
@@ -44,9 +45,19 @@ def tiny_home(tmp_path, base: bytes):
     (ml / "u.item").write_bytes(f"1|A (1990)|x||u|{GENRE_FLAGS}\n2|B (1991)|x||u|{GENRE_FLAGS}\n".encode("latin-1"))
     imdb = tmp_path / "ml-100k-imdb"
     imdb.mkdir()
-    (imdb / "movielens100k_details.json").write_text(json.dumps(
-        [{"movie_id": 1, "movie_url": "http://www.imdb.com/title/tt1/", "director": ["D"], "writer": [], "cast": []}]
-    ))  # fmt: skip
+    (imdb / "movielens100k_details.json").write_text(
+        json.dumps(
+            [
+                {
+                    "movie_id": 1,
+                    "movie_url": "http://www.imdb.com/title/tt1/",
+                    "director": ["D"],
+                    "writer": [],
+                    "cast": [],
+                }
+            ]
+        )
+    )
     return tmp_path
 
 

@@ -4,9 +4,14 @@ import importlib
 import pytest
 
 MODULES = [
-    "coclust.minhash", "coclust.inclose", "coclust.estimator", "coclust.metrics",
-    "ingest.relations", "ingest.linking", "ingest.benchmarks",
-]  # fmt: skip
+    "coclust.minhash",
+    "coclust.inclose",
+    "coclust.estimator",
+    "coclust.metrics",
+    "ingest.relations",
+    "ingest.linking",
+    "ingest.benchmarks",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

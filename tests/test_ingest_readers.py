@@ -67,16 +67,26 @@ def test_ml100k_items_latin1_and_genres(tmp_path):
 
 def test_relation_builder_follows_the_paper():
     ratings = pd.DataFrame({"user": [1, 1, 1, 2], "item": [10, 11, 12, 10], "rating": [5, 1, 3, 2]})
-    attrs = pd.DataFrame({"item": [10, 11, 12, 10], "kind": ["genre", "genre", "genre", "director"],
-                          "value": ["Drama", "Drama", "Comedy", "Lean"]})  # fmt: skip
+    attrs = pd.DataFrame(
+        {
+            "item": [10, 11, 12, 10],
+            "kind": ["genre", "genre", "genre", "director"],
+            "value": ["Drama", "Drama", "Comedy", "Lean"],
+        }
+    )
     rel = build_relations(ratings, attrs)
     got = set(rel.frame().itertuples(index=False, name=None))
     assert got == {
-        (1, "movie:10:Y"), (1, "movie:11:N"), (1, "movie:12:Y"), (2, "movie:10:N"),
+        (1, "movie:10:Y"),
+        (1, "movie:11:N"),
+        (1, "movie:12:Y"),
+        (2, "movie:10:N"),
         (1, "genre:Drama:Y"),  # mean(5, 1) = 3 > 2
-        (1, "genre:Comedy:Y"), (1, "director:Lean:Y"),
-        (2, "genre:Drama:N"), (2, "director:Lean:N"),  # 2 is not above 2
-    }  # fmt: skip
+        (1, "genre:Comedy:Y"),
+        (1, "director:Lean:Y"),
+        (2, "genre:Drama:N"),
+        (2, "director:Lean:N"),  # 2 is not above 2
+    }
     s = rel.summary()
     assert (s["users"], s["movies"], s["attributes"], s["relations"]) == (2, 3, 3, 9)
     assert s["like_relations"] + s["dislike_relations"] == 9
@@ -94,11 +104,13 @@ def test_relations_use_training_ratings_only():
 
 def test_linking_and_titles():
     assert normalise_title("Usual Suspects, The (1995)") == "the usual suspects"
-    items = pd.DataFrame({"item": [1, 2, 3], "title": ["Heat (1995)", "Alien (1979)", "Nowhere (2001)"],
-                          "year": [1995, 1979, 2001]})  # fmt: skip
+    items = pd.DataFrame(
+        {"item": [1, 2, 3], "title": ["Heat (1995)", "Alien (1979)", "Nowhere (2001)"], "year": [1995, 1979, 2001]}
+    )
     details = pd.DataFrame({"item": [1], "tconst": ["tt0113277"]})
-    titles = pd.DataFrame({"tconst": ["tt0078748", "tt9", "tt8"], "title": ["Alien", "Nowhere", "Nowhere"],
-                           "year": [1979, 2001, 2001]})  # fmt: skip
+    titles = pd.DataFrame(
+        {"tconst": ["tt0078748", "tt9", "tt8"], "title": ["Alien", "Nowhere", "Nowhere"], "year": [1979, 2001, 2001]}
+    )
     linked, report = link_items(items, details=details, titles=titles)
     assert dict(zip(linked["item"], linked["tconst"])) == {1: "tt0113277", 2: "tt0078748"}
     assert report.by_method == {"imdb url": 1, "title+year": 1} and report.unlinked == [3]
@@ -116,23 +128,48 @@ PRINCIPALS = ["tconst", "ordering", "nconst", "category", "job", "characters"]
 
 
 def test_imdb_dumps_streamed_and_filtered(tmp_path):
-    _gz(tmp_path / "title.basics.tsv.gz",
-        ["tconst", "titleType", "primaryTitle", "originalTitle", "isAdult", "startYear", "endYear",
-         "runtimeMinutes", "genres"],
-        [["tt1", "movie", "A", "A", "0", "1995", "\\N", "90", "Drama,Crime"],
-         ["tt2", "movie", "B", "B", "0", "1996", "\\N", "90", "\\N"],
-         ["tt3", "movie", "C", "C", "0", "1997", "\\N", "90", "Comedy"]])  # fmt: skip
-    _gz(tmp_path / "title.principals.tsv.gz", PRINCIPALS,
-        [["tt1", "1", "nm1", "actor", "\\N", '["X"]'], ["tt1", "2", "nm2", "actress", "\\N", "\\N"],
-         ["tt1", "3", "nm3", "composer", "\\N", "\\N"], ["tt3", "1", "nm1", "director", "\\N", "\\N"]])  # fmt: skip
-    _gz(tmp_path / "name.basics.tsv.gz",
+    _gz(
+        tmp_path / "title.basics.tsv.gz",
+        [
+            "tconst",
+            "titleType",
+            "primaryTitle",
+            "originalTitle",
+            "isAdult",
+            "startYear",
+            "endYear",
+            "runtimeMinutes",
+            "genres",
+        ],
+        [
+            ["tt1", "movie", "A", "A", "0", "1995", "\\N", "90", "Drama,Crime"],
+            ["tt2", "movie", "B", "B", "0", "1996", "\\N", "90", "\\N"],
+            ["tt3", "movie", "C", "C", "0", "1997", "\\N", "90", "Comedy"],
+        ],
+    )
+    _gz(
+        tmp_path / "title.principals.tsv.gz",
+        PRINCIPALS,
+        [
+            ["tt1", "1", "nm1", "actor", "\\N", '["X"]'],
+            ["tt1", "2", "nm2", "actress", "\\N", "\\N"],
+            ["tt1", "3", "nm3", "composer", "\\N", "\\N"],
+            ["tt3", "1", "nm1", "director", "\\N", "\\N"],
+        ],
+    )
+    _gz(
+        tmp_path / "name.basics.tsv.gz",
         ["nconst", "primaryName", "birthYear", "deathYear", "primaryProfession", "knownForTitles"],
-        [["nm1", "Ann Lee", "1950", "\\N", "actor", "tt1"],
-         ["nm2", "Bo Ray", "\\N", "\\N", "actress", "tt1"]])  # fmt: skip
+        [["nm1", "Ann Lee", "1950", "\\N", "actor", "tt1"], ["nm2", "Bo Ray", "\\N", "\\N", "actress", "tt1"]],
+    )
     attrs = imdb_attributes(tmp_path, ["tt1", "tt2"])
     got = set(attrs.itertuples(index=False, name=None))
-    assert got == {("tt1", "genre", "Drama"), ("tt1", "genre", "Crime"), ("tt1", "actor", "Ann Lee (nm1)"),
-                   ("tt1", "actress", "Bo Ray (nm2)")}  # fmt: skip
+    assert got == {
+        ("tt1", "genre", "Drama"),
+        ("tt1", "genre", "Crime"),
+        ("tt1", "actor", "Ann Lee (nm1)"),
+        ("tt1", "actress", "Bo Ray (nm2)"),
+    }
     small_chunks = read_principals(tmp_path / "title.principals.tsv.gz", ["tt1", "tt3"], chunksize=1)
     assert len(small_chunks) == 3
 
@@ -146,8 +183,16 @@ def test_imdb_bad_header_and_missing(tmp_path):
 
 
 def test_ml100k_details(tmp_path):
-    recs = [{"movie_id": 1, "movie_url": "http://www.imdb.com/title/tt0114709/?ref_=x", "director": ["John L"],
-             "writer": ["W1", "W2"], "cast": ["A", "B", "C", "D"], "genre": ["Documentary"]}]  # fmt: skip
+    recs = [
+        {
+            "movie_id": 1,
+            "movie_url": "http://www.imdb.com/title/tt0114709/?ref_=x",
+            "director": ["John L"],
+            "writer": ["W1", "W2"],
+            "cast": ["A", "B", "C", "D"],
+            "genre": ["Documentary"],
+        }
+    ]
     df = read_ml100k_details(write(tmp_path, "d.json", json.dumps(recs)), top_cast=2)
     assert set(df["kind"]) == {"director", "writer", "cast"} and df["tconst"].unique().tolist() == ["tt0114709"]
     assert df.loc[df["kind"] == "cast", "value"].tolist() == ["A", "B"]

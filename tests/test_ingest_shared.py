@@ -10,9 +10,14 @@ pytestmark = pytest.mark.data
 
 @pytest.mark.parametrize(
     "name, objects, relations, classes",
-    [("zoo", 101, 738, 7), ("soybean-small", 47, 1645, 4), ("soybean-large", 307, 10033, 19),
-     ("house-votes-84", 435, 6568, 2), ("classic3", 3891, 227366, 3)],
-)  # fmt: skip
+    [
+        ("zoo", 101, 738, 7),
+        ("soybean-small", 47, 1645, 4),
+        ("soybean-large", 307, 10033, 19),
+        ("house-votes-84", 435, 6568, 2),
+        ("classic3", 3891, 227366, 3),
+    ],
+)
 def test_benchmark_sets(shared_data, name, objects, relations, classes):
     rel = read_benchmark(name, shared_data)
     assert rel.matrix.shape[0] == objects and rel.n_relations == relations
