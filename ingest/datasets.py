@@ -71,9 +71,11 @@ def load_movies(
         parts = [genres]
         wanted = [k for k in kinds if k in DETAILS_KINDS]
         if wanted:
-            details = read_ml100k_details(require(home / "ml-100k-imdb" / "movielens100k_details.json"), top_cast)
-            parts.append(details.loc[details["kind"].isin(wanted), ["item", "kind", "value"]])
-            _, links = link_items(items, details=details[["item", "tconst"]])
+            details, detail_links = read_ml100k_details(
+                require(home / "ml-100k-imdb" / "movielens100k_details.json"), top_cast
+            )
+            parts.append(details[details["kind"].isin(wanted)])
+            _, links = link_items(items, details=detail_links)
     else:
         if split != "all":
             raise ValueError(

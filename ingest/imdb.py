@@ -141,13 +141,14 @@ DETAILS_KINDS = ("director", "writer", "cast")
 _MISSING = {"nan", "none", "null", "n/a"}
 
 
-def read_ml100k_details(path: str | Path, top_cast: int | None = None) -> pd.DataFrame:
+def read_ml100k_details(path: str | Path, top_cast: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``movielens100k_details.json``: per MovieLens-100K movie, IMDb director, writer and cast.
 
-    Returns a long table ``item, kind, value`` with kinds ``director``, ``writer``, ``cast``
-    (the file does not tell actors from actresses) and a ``tconst`` column from the IMDb URL.
-    ``top_cast`` keeps the first billed cast members only.  The file's ``genre`` field is
-    unreliable (see PROVENANCE), so genres are not read here: they come from ``u.item``.
+    Returns ``(attributes, links)``: a long ``item, kind, value`` table with kinds ``director``,
+    ``writer``, ``cast`` (the file does not tell actors from actresses), and ``item, tconst`` from
+    every record's IMDb URL.  ``top_cast`` keeps the first billed cast members only.  The file's
+    ``genre`` field is unreliable (see PROVENANCE), so genres are not read here: they come from
+    ``u.item``; people written as ``nan`` or empty are skipped.
     """
     path = Path(path)
     if not path.exists():
@@ -161,11 +162,13 @@ def read_ml100k_details(path: str | Path, top_cast: int | None = None) -> pd.Dat
     if not isinstance(records, list) or not records:
         raise DataFormatError(f"{path}: expected a non-empty JSON list of movie records")
     rows = []
+    links = []
     for i, rec in enumerate(records):
         if not isinstance(rec, dict) or not isinstance(rec.get("movie_id"), int):
             raise DataFormatError(f"{path}: record {i} has no integer movie_id")
         url = rec.get("movie_url") or ""
         tconst = url.split("/title/")[1].split("/")[0] if "/title/tt" in url else None
+        links.append((rec["movie_id"], tconst))
         for kind in DETAILS_KINDS:
             values = rec.get(kind) or []
             if isinstance(values, str):
@@ -176,6 +179,7 @@ def read_ml100k_details(path: str | Path, top_cast: int | None = None) -> pd.Dat
                 # the scrape writes missing people as "nan" or ""
                 v = v.strip() if isinstance(v, str) else ""
                 if v and v.lower() not in _MISSING:
-                    rows.append((rec["movie_id"], tconst, kind, v))
-    df = pd.DataFrame(rows, columns=["item", "tconst", "kind", "value"])
-    return df.drop_duplicates(["item", "kind", "value"]).reset_index(drop=True)
+                    rows.append((rec["movie_id"], kind, v))
+    df = pd.DataFrame(rows, columns=["item", "kind", "value"])
+    link_df = pd.DataFrame(links, columns=["item", "tconst"]).dropna().drop_duplicates("item")
+    return df.drop_duplicates().reset_index(drop=True), link_df.reset_index(drop=True)

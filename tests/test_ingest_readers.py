@@ -193,8 +193,18 @@ def test_ml100k_details(tmp_path):
             "genre": ["Documentary"],
         }
     ]
-    df = read_ml100k_details(write(tmp_path, "d.json", json.dumps(recs)), top_cast=2)
-    assert set(df["kind"]) == {"director", "writer", "cast"} and df["tconst"].unique().tolist() == ["tt0114709"]
+    recs.append(
+        {
+            "movie_id": 2,
+            "movie_url": "http://www.imdb.com/title/tt0000002/",
+            "director": ["nan"],
+            "writer": ["", ""],
+            "cast": ["nan"],
+        }
+    )
+    df, links = read_ml100k_details(write(tmp_path, "d.json", json.dumps(recs)), top_cast=2)
+    assert set(df["kind"]) == {"director", "writer", "cast"} and set(df["item"]) == {1}
+    assert links.to_dict("records") == [{"item": 1, "tconst": "tt0114709"}, {"item": 2, "tconst": "tt0000002"}]
     assert df.loc[df["kind"] == "cast", "value"].tolist() == ["A", "B"]
     with pytest.raises(DataFormatError, match=r"d\.json:1: invalid JSON"):
         read_ml100k_details(write(tmp_path, "d.json", "[{"))
