@@ -14,7 +14,7 @@ from .inclose import ConceptBudgetExceeded, _regions_concepts
 from .lsh import Seeds, duplicate_rows, find_seeds
 from .minhash import HashFamily
 from .regions import Regions, find_regions, select, set_pair_hashes
-from .relax import merge_equal_columns, relax, unique_by_cols
+from .relax import assign_uncovered, merge_equal_columns, relax, unique_by_cols
 
 
 class HBLCoClust:
@@ -66,6 +66,12 @@ class HBLCoClust:
         that no enumerated region holds yet.  Bounds step 4 to at most
         ``n_objects + n_features`` regions (MovieLens with minO = minF = 2
         has millions of distinct regions, each with up to 10^5 concepts).
+    assign_uncovered : bool, default=False
+        The author's post-processing (not one of the paper's six steps, but in
+        the code behind its tables, which report every object covered): each
+        object left in no co-cluster joins the co-cluster whose features are
+        most Jaccard-similar to its own.  Such objects can be sparser than
+        ``min_density`` in that co-cluster.
     max_concepts : int, default=2_000_000
         Budget for step 4 over all regions; exceeding it raises
         :class:`~coclust.inclose.ConceptBudgetExceeded` rather than running
@@ -129,6 +135,7 @@ class HBLCoClust:
         transpose: bool = True,
         min_bucket: int = 2,
         skip_covered: bool = False,
+        assign_uncovered: bool = False,
         max_concepts: int = 2_000_000,
         random_state=None,
     ):
@@ -141,13 +148,15 @@ class HBLCoClust:
         self.transpose = transpose
         self.min_bucket = min_bucket
         self.skip_covered = skip_covered
+        self.assign_uncovered = assign_uncovered
         self.max_concepts = max_concepts
         self.random_state = random_state
 
     # -- scikit-learn conventions ------------------------------------------------
     _PARAMS = (
         "n_bands", "band_size", "min_rows", "min_cols", "max_feature_freq",
-        "min_density", "transpose", "min_bucket", "skip_covered", "max_concepts", "random_state",
+        "min_density", "transpose", "min_bucket", "skip_covered", "assign_uncovered", "max_concepts",
+        "random_state",
     )  # fmt: skip
 
     def get_params(self, deep: bool = True) -> dict:
@@ -174,7 +183,7 @@ class HBLCoClust:
         check_int(self.max_concepts, "max_concepts", 1)
         check_fraction(self.max_feature_freq, "max_feature_freq")
         check_fraction(self.min_density, "min_density")
-        for flag in ("transpose", "skip_covered"):
+        for flag in ("transpose", "skip_covered", "assign_uncovered"):
             if not isinstance(getattr(self, flag), (bool, np.bool_)):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         rs = self.random_state
@@ -257,6 +266,9 @@ class HBLCoClust:
         t = time.perf_counter()
         cc = Regions(*merge_equal_columns(D, cc.row_ptr, cc.row_idx, cc.col_ptr, cc.col_idx,
                                           self.min_density, self.min_rows))  # fmt: skip
+        if self.assign_uncovered:
+            rp, ri = assign_uncovered(D, cc.row_ptr, cc.row_idx, cc.col_ptr, cc.col_idx)
+            cc = Regions(rp, ri, cc.col_ptr, cc.col_idx)
         cc = select(cc, _canonical_order(cc))
         timings["merge"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - t0

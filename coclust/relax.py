@@ -209,3 +209,42 @@ def merge_equal_columns(X, row_ptr, row_idx, col_ptr, col_idx, min_density: floa
     keep = order[r_len >= min_rows]
     out = select(Regions(r_ptr, rows, c_ptr, c_idx), keep)
     return out.row_ptr, out.row_idx, out.col_ptr, out.col_idx
+
+
+def assign_uncovered(X, row_ptr, row_idx, col_ptr, col_idx, chunk: int = 2048):
+    """Add every object in no co-cluster to the co-cluster whose features are most Jaccard-similar
+    to the object's own (the author's post-processing, ``lib/postprocess.py: uncovered``).
+
+    Objects sharing no feature with any co-cluster stay uncovered.  The added objects can be
+    sparser than ``min_density`` in their co-cluster.  Returns the new CSR-like pair for rows.
+    """
+    n_rows = X.shape[0]
+    k = len(col_ptr) - 1
+    if k == 0:
+        return row_ptr, row_idx
+    covered = np.zeros(n_rows, dtype=bool)
+    covered[row_idx] = True
+    todo = np.flatnonzero(~covered & (np.diff(X.indptr) > 0))
+    if len(todo) == 0:
+        return row_ptr, row_idx
+    import scipy.sparse as sp
+
+    C = sp.csr_matrix((np.ones(len(col_idx), dtype=np.float32), col_idx, col_ptr), shape=(k, X.shape[1]))
+    c_size = np.diff(col_ptr).astype(np.float64)
+    r_size = np.diff(X.indptr).astype(np.float64)
+    target = np.empty(len(todo), dtype=np.int64)
+    best = np.empty(len(todo))
+    for lo in range(0, len(todo), chunk):
+        rows = todo[lo : lo + chunk]
+        inter = (X[rows].astype(np.float32) @ C.T).toarray()
+        jac = inter / (r_size[rows][:, None] + c_size[None, :] - inter)
+        target[lo : lo + chunk] = jac.argmax(axis=1)  # ties: the first (largest) co-cluster
+        best[lo : lo + chunk] = jac.max(axis=1)
+    ok = best > 0
+    groups = np.repeat(np.arange(k), np.diff(row_ptr))
+    groups = np.concatenate([groups, target[ok]])
+    rows_all = np.concatenate([row_idx, todo[ok]])
+    order = np.lexsort((rows_all, groups))
+    new_ptr = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(np.bincount(groups, minlength=k), out=new_ptr[1:])
+    return new_ptr, rows_all[order]

@@ -83,6 +83,18 @@ def test_skip_covered_bounds_the_regions():
     assert few.n_regions_ < full.n_regions_
 
 
+def test_assign_uncovered_covers_every_object_with_a_feature():
+    X, _, _ = planted(4, n=40, m=30, blocks=2, noise=0.05)
+    X[-1] = 0
+    X[-1, :2] = 1  # an object too small for any co-cluster
+    params = dict(n_bands=30, band_size=2, min_rows=4, min_cols=4, random_state=0)
+    plain = HBLCoClust(**params).fit(X)
+    covered = HBLCoClust(assign_uncovered=True, **params).fit(X)
+    rows = np.unique(np.concatenate([r for r, _ in covered.coclusters_]))
+    assert len(rows) == X.shape[0] > len(np.unique(np.concatenate([r for r, _ in plain.coclusters_])))
+    assert [tuple(c) for _, c in covered.coclusters_] == [tuple(c) for _, c in plain.coclusters_]
+
+
 def test_concept_budget_is_an_error_not_a_hang():
     rng = np.random.default_rng(0)
     X = (rng.random((60, 40)) < 0.7).astype(int)
