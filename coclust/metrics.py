@@ -3,27 +3,22 @@
 Co-clusters are given as a sequence of ``(rows, cols)`` index arrays (the
 ``coclusters_`` attribute of :class:`~coclust.HBLCoClust`).
 
-Formula choices where the paper leaves room:
+Formula choices where the paper leaves room.  Where the printed formula and the author's code
+(``lib/evaluate.py`` of the HBLCoClust repository, which produced the paper's tables) differ,
+we follow the code, so that our figures are comparable with the paper's:
 
-* **purity** — the paper's per-co-cluster purity (share of the most frequent
-  label among its objects) *averaged over co-clusters*, unweighted, as the
-  paper says ("This measure is averaged over all Co-Clusters").
-* **NMI** — the paper's formula sums ``P(c, l) log(P(c, l) / (P(c) P(l)))``
-  over co-clusters ``c`` and labels ``l`` and divides by ``H_C H_l`` — a
-  product of entropies, which is not bounded by 1.  We normalise by
-  ``sqrt(H_C * H_l)`` (Strehl & Ghosh), the usual NMI, which the paper's
-  values (all ≤ 1) are consistent with.  Co-clusters overlap, so the joint
-  distribution counts (co-cluster, object) memberships: ``P(c, l)`` is the
-  number of objects of label ``l`` in ``c`` over the total number of
-  memberships, and ``P(c)``, ``P(l)`` are its marginals.
-* **PMI** — the paper writes ``-Σ_C Σ_{f1,f2} log(P(f1,f2)/(P(f1)P(f2))) /
-  log P(f1,f2)``: the normalised PMI (Bouma 2009), summed.  A sum grows with
-  the number of co-clusters and pairs while the paper's values are all in
-  [-1, 1], so we report the *mean* NPMI over the distinct feature pairs of each
-  co-cluster, averaged over co-clusters.  Probabilities are document
-  frequencies over all objects: ``P(f) = |objects with f| / n_objects``.  A
-  pair that never co-occurs has NPMI -1; a co-cluster with one feature has no
-  pair and is skipped.
+* **purity** — the share of the most frequent label among a co-cluster's objects, *averaged
+  over co-clusters*, unweighted ("This measure is averaged over all Co-Clusters").
+* **NMI** — ``2 I(C; L) / (H_C H_L)`` with base-2 logarithms.  The printed formula divides by
+  ``H_C H_L`` without the factor 2 the code has.  Co-clusters overlap, so ``P(c)`` and
+  ``P(c, l)`` count (co-cluster, object) memberships (``|c| / sum |c'|``), while ``P(l)`` is the
+  share of label ``l`` among all objects.  ``nmi(..., method="sqrt")`` gives the usual
+  ``I / sqrt(H_C H_L)`` (Strehl & Ghosh) on the same joint distribution instead.
+* **PMI** — the normalised PMI ``-log(P(f1,f2) / (P(f1) P(f2))) / log P(f1,f2)`` (Bouma), with
+  ``P(f)`` and ``P(f1, f2)`` the shares of objects holding the feature(s), averaged over every
+  pair of features of every co-cluster (the printed formula writes a sum; the paper's values are
+  this average).  As in the code, a pair that never co-occurs adds 0 and a pair present in
+  every object uses ``P = 0.99999``.
 """
 
 from __future__ import annotations
@@ -56,14 +51,18 @@ def purity(coclusters: CoClusters, labels) -> float:
     return float(np.mean(values)) if values else float("nan")
 
 
-def nmi(coclusters: CoClusters, labels) -> float:
+def nmi(coclusters: CoClusters, labels, method: str = "paper") -> float:
     """Normalised mutual information between co-cluster membership and labels.
 
     Examples
     --------
     >>> nmi([(np.array([0, 1]), np.array([0])), (np.array([2, 3]), np.array([0]))], [0, 0, 1, 1])
+    2.0
+    >>> nmi([(np.array([0, 1]), np.array([0])), (np.array([2, 3]), np.array([0]))], [0, 0, 1, 1], method="sqrt")
     1.0
     """
+    if method not in ("paper", "sqrt"):
+        raise ValueError(f"method must be 'paper' or 'sqrt', got {method!r}")
     codes = _labels(labels)
     n_labels = codes.max() + 1 if len(codes) else 0
     rows = [np.asarray(r) for r, _ in coclusters if len(r)]
@@ -75,18 +74,18 @@ def nmi(coclusters: CoClusters, labels) -> float:
     np.add.at(joint, (cc, lab), 1.0)
     joint /= joint.sum()
     pc = joint.sum(axis=1)
-    pl = joint.sum(axis=0)
+    pl = np.bincount(codes, minlength=n_labels) / len(codes) if method == "paper" else joint.sum(axis=0)
     nz = joint > 0
-    mi = float((joint[nz] * np.log(joint[nz] / np.outer(pc, pl)[nz])).sum())
-    hc = float(-(pc[pc > 0] * np.log(pc[pc > 0])).sum())
-    hl = float(-(pl[pl > 0] * np.log(pl[pl > 0])).sum())
+    mi = float((joint[nz] * np.log2(joint[nz] / np.outer(pc, pl)[nz])).sum())
+    hc = float(-(pc[pc > 0] * np.log2(pc[pc > 0])).sum())
+    hl = float(-(pl[pl > 0] * np.log2(pl[pl > 0])).sum())
     if hc == 0 or hl == 0:
-        return 1.0 if hc == hl else 0.0
-    return float(mi / np.sqrt(hc * hl))
+        return 0.0
+    return float(2 * mi / (hc * hl)) if method == "paper" else float(mi / np.sqrt(hc * hl))
 
 
 def pmi(coclusters: CoClusters, X) -> float:
-    """Mean normalised pointwise mutual information of the features of each co-cluster.
+    """Mean normalised pointwise mutual information over the feature pairs of the co-clusters.
 
     Examples
     --------
@@ -97,7 +96,7 @@ def pmi(coclusters: CoClusters, X) -> float:
     X = check_binary_matrix(X)
     n = X.shape[0]
     Xc = X.tocsc().astype(np.float64)
-    values = []
+    total, count = 0.0, 0
     for _, cols in coclusters:
         cols = np.asarray(cols)
         if len(cols) < 2:
@@ -107,12 +106,12 @@ def pmi(coclusters: CoClusters, X) -> float:
         p = np.diag(co).copy()
         iu = np.triu_indices(len(cols), 1)
         pj = co[iu]
-        pi_pj = p[iu[0]] * p[iu[1]]
+        pj = np.where(pj >= 1.0, 0.99999, pj)
         with np.errstate(divide="ignore", invalid="ignore"):
-            npmi = np.where(pj >= 1.0, 1.0, np.log(pj / pi_pj) / -np.log(pj))
-        npmi = np.where(pj > 0, npmi, -1.0)
-        values.append(float(npmi.mean()))
-    return float(np.mean(values)) if values else float("nan")
+            npmi = np.where(pj > 0, -np.log(pj / (p[iu[0]] * p[iu[1]])) / np.log(pj), 0.0)
+        total += float(npmi.sum())
+        count += len(pj)
+    return total / count if count else float("nan")
 
 
 def coverage(coclusters: CoClusters, shape: tuple[int, int]) -> tuple[float, float]:
