@@ -96,21 +96,26 @@ def pmi(coclusters: CoClusters, X) -> float:
     X = check_binary_matrix(X)
     n = X.shape[0]
     Xc = X.tocsc().astype(np.float64)
+    p_all = np.asarray(Xc.sum(axis=0)).ravel() / n
     total, count = 0.0, 0
+    block = 1024  # co-occurrences of this many features at a time: memory stays bounded
     for _, cols in coclusters:
         cols = np.asarray(cols)
-        if len(cols) < 2:
+        m = len(cols)
+        if m < 2:
             continue
         sub = Xc[:, cols]
-        co = (sub.T @ sub).toarray() / n
-        p = np.diag(co).copy()
-        iu = np.triu_indices(len(cols), 1)
-        pj = co[iu]
-        pj = np.where(pj >= 1.0, 0.99999, pj)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            npmi = np.where(pj > 0, -np.log(pj / (p[iu[0]] * p[iu[1]])) / np.log(pj), 0.0)
-        total += float(npmi.sum())
-        count += len(pj)
+        p = p_all[cols]
+        for lo in range(0, m - 1, block):
+            hi = min(lo + block, m)
+            co = (sub[:, lo:hi].T @ sub[:, lo:]).toarray() / n  # features lo..hi × lo..m
+            i, j = np.triu_indices(hi - lo, 1, m - lo)
+            pj = co[i, j]
+            pj = np.where(pj >= 1.0, 0.99999, pj)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                npmi = np.where(pj > 0, -np.log(pj / (p[lo + i] * p[lo + j])) / np.log(pj), 0.0)
+            total += float(npmi.sum())
+            count += len(pj)
     return total / count if count else float("nan")
 
 

@@ -144,6 +144,44 @@ def run_spectral(rel, k: int, seed: int = 0) -> dict:
     return score(cc, rel.matrix, rel.labels, time.perf_counter() - t)
 
 
+def suite_args(doc: str, datasets: list[str], runs: int, argv=None):
+    """The command line shared by the categorical and text scripts."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--runs", type=int, default=runs)
+    ap.add_argument("--datasets", default=",".join(datasets))
+    ap.add_argument("--data", type=Path, default=None)
+    ap.add_argument("--n-bands", type=int, default=None, help="override nhashes (smoke tests)")
+    ap.add_argument(
+        "--variant", default="author", choices=["author", "steps"],
+        help="author: as the author's code (buckets >= 3, covered regions skipped, uncovered objects assigned); "
+        "steps: the paper's six steps only",
+    )  # fmt: skip
+    args = ap.parse_args(argv)
+    args.names = [d for d in args.datasets.split(",") if d]
+    return args
+
+
+def run_suite(args, extra_methods) -> tuple[dict, dict, dict, dict]:
+    """HBLCoClust over ``args.runs`` seeds on every data set, plus ``extra_methods(name, rel)``.
+
+    Returns ``(results, params, per_run, relations)``.
+    """
+    from ingest.benchmarks import read_benchmark
+
+    results, params, per_run, rels = {}, {}, {}, {}
+    for name in args.names:
+        rel = read_benchmark(name, data_home(args.data))
+        p = hbl_params(name, args.variant, **({"n_bands": args.n_bands} if args.n_bands else {}))
+        log(f"{name}: {rel.matrix.shape[0]} objects × {rel.matrix.shape[1]} features, {rel.n_relations} relations")
+        hbl, runs = run_hbl(rel, p, args.runs)
+        results[name] = {"hblcoclust": hbl, **extra_methods(name, rel)}
+        params[name], per_run[name], rels[name] = p, runs, rel
+    return results, params, per_run, rels
+
+
 def write_results(out: Path, name: str, payload: dict, table: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{name}.json").write_text(json.dumps(payload, indent=2))

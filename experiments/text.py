@@ -8,15 +8,11 @@ Usage: python -m experiments.text [--out DIR] [--runs 5] [--datasets classic3,mu
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import numpy as np
 
 from coclust import HBLCoClust
-from ingest.benchmarks import read_benchmark
 
-from .common import RESULTS, data_home, hbl_params, log, run_hbl, run_spectral, stats_table, write_results
+from .common import run_spectral, run_suite, stats_table, suite_args, write_results
 
 DATASETS = ["classic3", "multi5", "multi10"]
 
@@ -44,49 +40,30 @@ def topics(rel, params: dict, seed: int = 0, n_terms: int = 40) -> dict:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=RESULTS)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--datasets", default=",".join(DATASETS))
-    ap.add_argument("--data", type=Path, default=None)
-    ap.add_argument("--n-bands", type=int, default=None, help="override nhashes (smoke tests)")
-    ap.add_argument(
-        "--variant",
-        default="author",
-        choices=["author", "steps"],
-        help="author: as the author's code (buckets >= 3, covered regions skipped, uncovered objects "
-        "assigned); steps: the paper's six steps only",
+    args = suite_args(__doc__, DATASETS, 5, argv)
+    results, params, per_run, rels = run_suite(
+        args, lambda name, rel: {"spectral": run_spectral(rel, len(set(rel.labels)))}
     )
-    args = ap.parse_args(argv)
-    names = [d for d in args.datasets.split(",") if d]
-    results, params, per_run, topic_table = {}, {}, {}, None
-    for name in names:
-        rel = read_benchmark(name, data_home(args.data))
-        p = hbl_params(name, args.variant, **({"n_bands": args.n_bands} if args.n_bands else {}))
-        params[name] = p
-        log(f"{name}: {rel.matrix.shape[0]} documents × {rel.matrix.shape[1]} terms, {rel.n_relations} relations")
-        hbl, runs = run_hbl(rel, p, args.runs)
-        results[name] = {"hblcoclust": hbl, "spectral": run_spectral(rel, len(set(rel.labels)))}
-        per_run[name] = runs
-        if name == "multi5":
-            topic_table = topics(rel, p)
+    topic_table = topics(rels["multi5"], params["multi5"]) if "multi5" in rels else None
     table = (
-        "# Text data sets\n\nOurs: HBLCoClust mean ± std over " + str(args.runs) + " seeds; "
+        f"# Text data sets\n\nOurs: HBLCoClust ({args.variant} variant) mean ± std over {args.runs} seeds; "
         "SpectralCoclustering seed 0; InClose not run (as in the paper). Paper rows from its tables.\n\n"
-        + stats_table(results, names)
+        + stats_table(results, args.names)
     )
     if topic_table:
         table += "\n## Multi5 topics: terms of the purest co-cluster of each class\n\n"
         table += "| class | purity | documents | terms |\n|---|---|---|---|\n"
-        for cls, t in topic_table.items():
-            more = " …" if t["n_terms"] > len(t["terms"]) else ""
-            table += f"| {cls} | {t['purity']:.2f} | {t['documents']} | {', '.join(t['terms'])}{more} |\n"
-    write_results(
-        args.out,
-        "text",
-        {**results, "_params": params, "_seeds": list(range(args.runs)), "_per_run": per_run, "_topics": topic_table},
-        table,
-    )
+        for cls, tp in topic_table.items():
+            more = " …" if tp["n_terms"] > len(tp["terms"]) else ""
+            table += f"| {cls} | {tp['purity']:.2f} | {tp['documents']} | {', '.join(tp['terms'])}{more} |\n"
+    payload = {
+        **results,
+        "_params": params,
+        "_seeds": list(range(args.runs)),
+        "_per_run": per_run,
+        "_topics": topic_table,
+    }
+    write_results(args.out, "text", payload, table)
     print(table)
 
 

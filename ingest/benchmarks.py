@@ -101,6 +101,12 @@ VOTES_ATTRS = [
 ]
 
 # name → (folder/file, columns, index of the object id column or None, index of the class column)
+UCI_URLS = {
+    "zoo": "https://archive.ics.uci.edu/dataset/111/zoo",
+    "soybean-small": "https://archive.ics.uci.edu/dataset/91/soybean+small",
+    "soybean-large": "https://archive.ics.uci.edu/dataset/90/soybean+large",
+    "house-votes-84": "https://archive.ics.uci.edu/dataset/105/congressional+voting+records",
+}
 UCI = {
     "zoo": ("uci/zoo/zoo.data", ["name", *ZOO_ATTRS, "type"], 0, -1),
     "soybean-small": ("uci/soybean-small/soybean-small.data", [*SOYBEAN_ATTRS, "class"], None, -1),
@@ -155,7 +161,7 @@ def read_uci(name: str, home: str | Path | None = None, encoding: str = "value")
     rel_path, columns, id_col, class_col = UCI[name]
     path = data_home(home) / rel_path
     if not path.exists():
-        raise FileNotFoundError(f"missing {path}: get it from the UCI repository (see shared PROVENANCE)")
+        raise FileNotFoundError(f"missing {path}: download it from {UCI_URLS[name]} and place it there")
     df = read_table(path, ",", columns, required=(columns[class_col],))
     label_col = columns[class_col]
     # line numbers keep objects distinct (Zoo has two "frog" rows)
@@ -181,7 +187,10 @@ def read_classic3(path: str | Path | None = None, home: str | Path | None = None
     """
     path = Path(path) if path is not None else data_home(home) / "classic3" / "classic3.data.zip"
     if not path.exists():
-        raise FileNotFoundError(f"Classic3 not found at {path}")
+        raise FileNotFoundError(
+            f"missing {path}: download Python/datasets/classic3.data.zip from https://github.com/folivetti/HBLCoClust "
+            "and place it there"
+        )
     if path.suffix == ".zip":
         with zipfile.ZipFile(path) as z:
             names = [n for n in z.namelist() if not n.endswith("/")]
@@ -252,7 +261,10 @@ def read_newsgroups(
     groups = list(groups)
     path = Path(path) if path is not None else data_home(home) / "20newsgroups" / "20news-19997.tar.gz"
     if not path.exists():
-        raise FileNotFoundError(f"missing {path}: the 20 Newsgroups tarball (http://qwone.com/~jason/20Newsgroups/)")
+        raise FileNotFoundError(
+            f"missing {path}: download 20news-19997.tar.gz from http://qwone.com/~jason/20Newsgroups/ "
+            "and place it there"
+        )
     wanted = set(groups)
     docs, words, labels = [], [], {}
     seen: dict[str, int] = dict.fromkeys(groups, 0)

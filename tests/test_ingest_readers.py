@@ -208,3 +208,11 @@ def test_ml100k_details(tmp_path):
     assert df.loc[df["kind"] == "cast", "value"].tolist() == ["A", "B"]
     with pytest.raises(DataFormatError, match=r"d\.json:1: invalid JSON"):
         read_ml100k_details(write(tmp_path, "d.json", "[{"))
+
+
+def test_benchmark_readers_say_where_to_get_missing_files(tmp_path):
+    from ingest.benchmarks import read_benchmark
+
+    for name, where in (("zoo", "archive.ics.uci.edu"), ("classic3", "folivetti/HBLCoClust"), ("multi5", "qwone.com")):
+        with pytest.raises(FileNotFoundError, match=where):
+            read_benchmark(name, tmp_path)
