@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -354,26 +355,23 @@ def _unique_seeds(parts: list[Seeds]) -> Seeds:
 def _enumerate(D, regions: Regions, min_rows: int, min_cols: int, max_concepts: int, density: float) -> Regions:
     n_r, n_c = regions.sizes()
     bounds = chunk_bounds(n_r.astype(np.float64) * n_c, 8 * n_threads())
-    # each chunk gets its share of the budget, so memory stays bounded while chunks run at once
-    budget = int(max_concepts) // max(1, len(bounds)) + 1
-    parts = map_chunks(
-        lambda lo, hi: _regions_concepts(
-            D.indptr,
-            D.indices,
-            D.shape[1],
-            regions.row_ptr,
-            regions.row_idx,
-            regions.col_ptr,
-            regions.col_idx,
-            lo,
-            hi,
-            int(min_rows),
-            int(min_cols),
-            budget,
-            float(density),
-        ),  # fmt: skip
-        bounds,
-    )
+    # The budget left when a chunk starts is that chunk's budget: with chunks running on
+    # n_threads at once, at most n_threads × max_concepts concepts are ever held.
+    lock = threading.Lock()
+    left = [int(max_concepts)]
+
+    def run(lo, hi):
+        with lock:
+            budget = left[0]
+        part = _regions_concepts(
+            D.indptr, D.indices, D.shape[1], regions.row_ptr, regions.row_idx, regions.col_ptr, regions.col_idx,
+            lo, hi, int(min_rows), int(min_cols), max(budget, 0), float(density),
+        )  # fmt: skip
+        with lock:
+            left[0] -= len(part[0]) - 1
+        return part
+
+    parts = map_chunks(run, bounds)
     total = sum(len(p[0]) - 1 for p in parts)
     if not all(p[4] for p in parts) or total > max_concepts:
         raise ConceptBudgetExceeded(

@@ -50,30 +50,43 @@ class Regions:
 
 
 @numba.njit(inline="always")
+def _contains(idx, lo, hi, v):
+    # binary search in the sorted slice idx[lo:hi]
+    end = hi
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if idx[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < end and idx[lo] == v
+
+
+@numba.njit(inline="always")
 def _intersect_lists(ptr, idx, members, m0, m1, count, out, o0, write):
-    """Size of the intersection of the index lists of ``members[m0:m1]``; written at out[o0:] if ``write``."""
-    k = m1 - m0
-    # start from the shortest list: every element of the intersection is in it
+    """Size of the intersection of the sorted index lists of ``members[m0:m1]``; written at out[o0:] if ``write``.
+
+    Walks the shortest list and looks each element up in the others by binary search: the cost
+    is set by the shortest list, not by a hub's long one.  (``count`` is unused scratch.)
+    """
     best = members[m0]
     for t in range(m0, m1):
         m = members[t]
         if ptr[m + 1] - ptr[m] < ptr[best + 1] - ptr[best]:
             best = m
-    for t in range(m0, m1):
-        m = members[t]
-        for p in range(ptr[m], ptr[m + 1]):
-            count[idx[p]] += 1
     n = 0
     for p in range(ptr[best], ptr[best + 1]):
         v = idx[p]
-        if count[v] == k:
+        found = True
+        for t in range(m0, m1):
+            m = members[t]
+            if m != best and not _contains(idx, ptr[m], ptr[m + 1], v):
+                found = False
+                break
+        if found:
             if write:
                 out[o0 + n] = v
             n += 1
-    for t in range(m0, m1):
-        m = members[t]
-        for p in range(ptr[m], ptr[m + 1]):
-            count[idx[p]] = 0
     return n
 
 

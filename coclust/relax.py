@@ -211,7 +211,7 @@ def merge_equal_columns(X, row_ptr, row_idx, col_ptr, col_idx, min_density: floa
     return out.row_ptr, out.row_idx, out.col_ptr, out.col_idx
 
 
-def assign_uncovered(X, row_ptr, row_idx, col_ptr, col_idx, chunk: int = 2048):
+def assign_uncovered(X, row_ptr, row_idx, col_ptr, col_idx, chunk: int = 256):
     """Add every object in no co-cluster to the co-cluster whose features are most Jaccard-similar
     to the object's own (the author's post-processing, ``lib/postprocess.py: uncovered``).
 
@@ -230,16 +230,22 @@ def assign_uncovered(X, row_ptr, row_idx, col_ptr, col_idx, chunk: int = 2048):
     import scipy.sparse as sp
 
     C = sp.csr_matrix((np.ones(len(col_idx), dtype=np.float32), col_idx, col_ptr), shape=(k, X.shape[1]))
+    CT = C.T.tocsr()
     c_size = np.diff(col_ptr).astype(np.float64)
     r_size = np.diff(X.indptr).astype(np.float64)
-    target = np.empty(len(todo), dtype=np.int64)
-    best = np.empty(len(todo))
+    target = np.zeros(len(todo), dtype=np.int64)
+    best = np.zeros(len(todo))
     for lo in range(0, len(todo), chunk):
         rows = todo[lo : lo + chunk]
-        inter = (X[rows].astype(np.float32) @ C.T).toarray()
-        jac = inter / (r_size[rows][:, None] + c_size[None, :] - inter)
-        target[lo : lo + chunk] = jac.argmax(axis=1)  # ties: the first (largest) co-cluster
-        best[lo : lo + chunk] = jac.max(axis=1)
+        # sparse: only the co-clusters sharing a feature with the object, never rows × co-clusters dense
+        inter = (X[rows].astype(np.float32) @ CT).tocoo()
+        jac = inter.data / (r_size[rows][inter.row] + c_size[inter.col] - inter.data)
+        # per object, the best Jaccard; ties go to the first (largest) co-cluster
+        order = np.lexsort((inter.col, -jac, inter.row))
+        first = np.r_[True, inter.row[order][1:] != inter.row[order][:-1]] if len(order) else np.zeros(0, bool)
+        pick = order[first]
+        target[lo + inter.row[pick]] = inter.col[pick]
+        best[lo + inter.row[pick]] = jac[pick]
     ok = best > 0
     groups = np.repeat(np.arange(k), np.diff(row_ptr))
     groups = np.concatenate([groups, target[ok]])

@@ -191,3 +191,17 @@ def test_bad_parameters(params, match):
         HBLCoClust(**params).fit(np.eye(4))
     with pytest.raises(ValueError, match="invalid parameter"):
         HBLCoClust().set_params(nhashes=3)
+
+
+@pytest.mark.parametrize("skip_covered", [False, True])
+def test_bitset_and_list_regions_agree(monkeypatch, skip_covered):
+    import coclust.regions as regions
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((80, 60)) < 0.2).astype(int)
+    params = dict(n_bands=40, band_size=2, min_rows=3, min_cols=3, skip_covered=skip_covered, random_state=0)
+    with_bits = HBLCoClust(**params).fit(X).coclusters_
+    monkeypatch.setattr(regions, "_BITSET_BYTES", 0)  # force sorted-list intersections
+    with_lists = HBLCoClust(**params).fit(X).coclusters_
+    assert len(with_bits) == len(with_lists) > 0
+    assert all((a[0] == b[0]).all() and (a[1] == b[1]).all() for a, b in zip(with_bits, with_lists))
