@@ -121,7 +121,7 @@ def plot(points: list[dict], slope: float, intercept: float, r2: float, path: Pa
     ax.plot(xs, slope * xs + intercept, "k--", lw=1, label=f"least squares, R² = {r2:.3f}")
     ax.set_xlabel("relations (non-zeros)")
     ax.set_ylabel("wall time of the full pipeline (s)")
-    ax.set_title("HBLCoClust time vs data size (nhashes 1000, nkeys 3, minO = minF = 4)")
+    ax.set_title("HBLCoClust: time vs relations\n(nhashes 1000, nkeys 3, minO = minF = 4, spthr 1)", fontsize=10)
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -83,9 +83,11 @@ def save(model: ProfileRecommender, path: str | Path, data_fingerprint: str | No
     arrays = {}
     for name, m in mats.items():
         m = sp.csr_matrix(m)
-        arrays[f"{name}__data"] = m.data.astype(np.float32)
-        arrays[f"{name}__indices"] = m.indices
-        arrays[f"{name}__indptr"] = m.indptr
+        # 0/1 matrices (memberships, features, ratings) need no data array: it is all ones
+        if not (m.data == 1).all():
+            arrays[f"{name}__data"] = m.data.astype(np.float32)
+        arrays[f"{name}__indices"] = m.indices.astype(np.int32)
+        arrays[f"{name}__indptr"] = m.indptr.astype(np.int64)
         arrays[f"{name}__shape"] = np.array(m.shape)
     if hasattr(model, "svd_"):
         arrays.update(
@@ -171,9 +173,10 @@ def load(path: str | Path) -> ProfileRecommender:
     try:
         mats = {}
         for name in _MATRICES:
+            indices = arrays[f"{name}__indices"]
+            data = arrays.get(f"{name}__data", np.ones(len(indices), dtype=np.float32))
             mats[name] = sp.csr_matrix(
-                (arrays[f"{name}__data"], arrays[f"{name}__indices"], arrays[f"{name}__indptr"]),
-                shape=tuple(arrays[f"{name}__shape"]),
+                (data, indices, arrays[f"{name}__indptr"]), shape=tuple(arrays[f"{name}__shape"])
             )
         profiles = Profiles(
             mats["like_support"],
