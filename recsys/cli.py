@@ -100,6 +100,7 @@ def _kinds(attributes: str) -> list[str]:
     return kinds
 
 
+TOP_CAST_3 = typer.Option(3, "--top-cast", help="Keep the first N billed cast members (ml-100k); 0 keeps all.")
 ATTRIBUTES = typer.Option(
     "genre,director,writer,cast",
     "--attributes",
@@ -107,7 +108,6 @@ ATTRIBUTES = typer.Option(
     help="Attribute kinds, comma separated (ml-100k: genre, director, writer, cast; "
     "IMDb dumps: genre, actor, actress, director, writer).",
 )
-TOP_CAST = typer.Option(None, "--top-cast", help="Keep only the first N billed cast members (ml-100k).")
 
 
 @app.command()
@@ -116,18 +116,14 @@ def relations(
     dataset: str = typer.Option("ml-100k", "--dataset", "-d", help="ml-100k, ml-1m, ml-latest-small or ml-25m."),
     split: str = typer.Option("u1", "--split", "-s", help="ml-100k: u1..u5, ua, ub; other releases: all."),
     attributes: str = ATTRIBUTES,
-    top_cast: int = TOP_CAST,
+    top_cast: int = TOP_CAST_3,
     threshold: float = typer.Option(2.0, "--threshold", help="A rating above it is a like."),
     home: Path = HOME,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Build the like/dislike user–attribute relations of a training split and summarise them."""
-    from ingest.datasets import load_movies
 
-    if top_cast is not None and top_cast < 1:
-        raise ValueError(f"--top-cast must be at least 1, got {top_cast}")
-    kinds = _kinds(attributes)
-    data = load_movies(dataset, split, home, kinds, top_cast)
+    data, kinds = _load_data(dataset, split, attributes, top_cast, home)
     summary = data.relations(kinds, threshold).summary()
     summary = {"dataset": dataset, "split": split, "attribute_kinds": kinds, **summary}
     if data.links is not None:
@@ -195,7 +191,6 @@ def _coclust_params(n_bands, band_size, min_rows, min_cols, min_density, skip_co
 
 DATASET = typer.Option("ml-100k", "--dataset", "-d", help="ml-100k, ml-1m, ml-latest-small or ml-25m.")
 SPLIT = typer.Option("u1", "--split", "-s", help="ml-100k: u1..u5, ua, ub; other releases: all.")
-TOP_CAST_3 = typer.Option(3, "--top-cast", help="Keep the first N billed cast members (ml-100k); 0 keeps all.")
 N_BANDS = typer.Option(None, "--n-bands", help="HBLCoClust nhashes (default 5000, the paper's).")
 BAND_SIZE = typer.Option(None, "--band-size", help="HBLCoClust nkeys (default 4).")
 MIN_ROWS = typer.Option(None, "--min-rows", help="HBLCoClust minO (default 2).")
