@@ -63,11 +63,11 @@ def _contains(idx, lo, hi, v):
 
 
 @numba.njit(inline="always")
-def _intersect_lists(ptr, idx, members, m0, m1, count, out, o0, write):
+def _intersect_lists(ptr, idx, members, m0, m1, out, o0, write):
     """Size of the intersection of the sorted index lists of ``members[m0:m1]``; written at out[o0:] if ``write``.
 
     Walks the shortest list and looks each element up in the others by binary search: the cost
-    is set by the shortest list, not by a hub's long one.  (``count`` is unused scratch.)
+    is set by the shortest list, not by a hub's long one.
     """
     best = members[m0]
     for t in range(m0, m1):
@@ -100,8 +100,6 @@ def _regions(
     n_seeds = seeds.shape[0]
     n_chunks = (n_seeds + _CHUNK - 1) // _CHUNK
     for c in numba.prange(n_chunks):
-        row_count = np.zeros(n_rows, dtype=np.int32)
-        col_count = np.zeros(n_cols, dtype=np.int32)
         for i in range(c * _CHUNK, min(n_seeds, (c + 1) * _CHUNK)):
             s = seeds[i]
             n_out_rows[i] = 0
@@ -119,14 +117,14 @@ def _regions(
                 if (side == 0) == (row_cost <= col_cost):
                     nr = _intersect_lists(
                         csc_ptr, csc_idx, feat_idx, feat_ptr[s], feat_ptr[s + 1],
-                        row_count, out_rows, out_row_ptr[i], write,
+                        out_rows, out_row_ptr[i], write,
                     )  # fmt: skip
                     if nr < min_rows:
                         break
                 else:
                     nc = _intersect_lists(
                         csr_ptr, csr_idx, obj_idx, obj_ptr[s], obj_ptr[s + 1],
-                        col_count, out_cols, out_col_ptr[i], write,
+                        out_cols, out_col_ptr[i], write,
                     )  # fmt: skip
                     if nc < min_cols:
                         break
@@ -214,8 +212,6 @@ def _first_covering(
     col_seen = np.zeros(n_cols, dtype=np.bool_)
     rows = np.empty(max_rows, dtype=np.int64)
     cols = np.empty(max_cols, dtype=np.int64)
-    row_count = np.zeros(n_rows, dtype=np.int32)
-    col_count = np.zeros(n_cols, dtype=np.int32)
     scratch_r = np.empty(max(1, col_bits.shape[1]), dtype=np.uint64)
     scratch_c = np.empty(max(1, row_bits.shape[1]), dtype=np.uint64)
     keep = np.zeros(order.shape[0], dtype=np.bool_)
@@ -243,8 +239,8 @@ def _first_covering(
                 for w in range(scratch_c.shape[0]):
                     seen_c[w] |= scratch_c[w]
         else:
-            nr = _intersect_lists(csc_ptr, csc_idx, feat_idx, feat_ptr[s], feat_ptr[s + 1], row_count, rows, 0, True)
-            nc = _intersect_lists(csr_ptr, csr_idx, obj_idx, obj_ptr[s], obj_ptr[s + 1], col_count, cols, 0, True)
+            nr = _intersect_lists(csc_ptr, csc_idx, feat_idx, feat_ptr[s], feat_ptr[s + 1], rows, 0, True)
+            nc = _intersect_lists(csr_ptr, csr_idx, obj_idx, obj_ptr[s], obj_ptr[s + 1], cols, 0, True)
             for t in range(nr):
                 if not row_seen[rows[t]]:
                     new = True

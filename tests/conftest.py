@@ -7,7 +7,9 @@ import pytest
 try:
     from hypothesis import HealthCheck, settings
 
-    settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile(
+        "ci", max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+    )
     settings.load_profile("ci")
 except ImportError:  # pragma: no cover
     pass
