@@ -180,7 +180,7 @@ def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts, density=1.0
 
 
 @numba.njit(cache=True)
-def _bits_to_indices(ext, n_rows):
+def _bits_to_indices(ext):
     n, words = ext.shape
     ptr = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):
@@ -265,7 +265,7 @@ def inclose(X, min_rows: int = 1, min_cols: int = 1, max_concepts: int | None = 
         if on_budget == "raise":
             raise ConceptBudgetExceeded(msg)
         warnings.warn(msg, RuntimeWarning, stacklevel=2)
-    row_ptr, row_idx = _bits_to_indices(ext, X.shape[0])
+    row_ptr, row_idx = _bits_to_indices(ext)
     return [(row_idx[row_ptr[i] : row_ptr[i + 1]], int_idx[int_ptr[i] : int_ptr[i + 1]]) for i in range(len(ext))]
 
 
@@ -298,7 +298,7 @@ def _regions_concepts(
             local[cols[j]] = -1
         ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, budget - n, density)
         complete = complete and ok
-        eptr, eidx = _bits_to_indices(ext, rows.shape[0])
+        eptr, eidx = _bits_to_indices(ext)
         m = ext.shape[0]
         o_rptr = _grow(o_rptr, n + m + 1)
         o_cptr = _grow(o_cptr, n + m + 1)

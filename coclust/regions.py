@@ -92,7 +92,7 @@ def _intersect_lists(ptr, idx, members, m0, m1, out, o0, write):
 
 @numba.njit(parallel=True, cache=True)
 def _regions(
-    csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols,
+    csr_ptr, csr_idx, csc_ptr, csc_idx,
     obj_ptr, obj_idx, feat_ptr, feat_idx, seeds,
     min_rows, min_cols, out_row_ptr, out_rows, out_col_ptr, out_cols, n_out_rows, n_out_cols, write,
 ):  # fmt: skip
@@ -284,7 +284,7 @@ def find_regions(X, Xt, seeds: Seeds, min_rows: int, min_cols: int, skip_covered
             )  # fmt: skip
         else:
             _regions(
-                X.indptr, X.indices, Xt.indptr, Xt.indices, n_rows, n_cols,
+                X.indptr, X.indices, Xt.indptr, Xt.indices,
                 seeds.obj_ptr, seeds.obj_idx, seeds.feat_ptr, seeds.feat_idx, which,
                 min_rows, min_cols, row_ptr, rows, col_ptr, cols, nr, nc, write,
             )  # fmt: skip

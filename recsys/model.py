@@ -62,6 +62,12 @@ class _Core:
             self.__dict__[key] = w
         return self.__dict__[key]
 
+    def raters(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        """Items × users: who liked and who disliked each item (transposed once, then kept)."""
+        if "_raters" not in self.__dict__:
+            self.__dict__["_raters"] = (self.rated_like.T.tocsr(), self.rated_dislike.T.tocsr())
+        return self.__dict__["_raters"]
+
     def paper_profiles(self):
         if "_paper" not in self.__dict__:
             self.__dict__["_paper"] = self.profiles.paper_profiles()
@@ -79,10 +85,11 @@ class _Core:
             "user_rate": _logit((n_like_u + 2 * p) / (n_like_u + n_dis_u + 2)),
             "movie_rate": _logit((n_like_i + 2 * p) / (n_like_i + n_dis_i + 2)),
         }
+        liked_by, disliked_by = self.raters()
         for side in (LIKE, DISLIKE):
             w = self.neighbour_weights(side)
-            vy = rowwise_dot(w, self.rated_like.T.tocsr(), u, i)
-            vn = rowwise_dot(w, self.rated_dislike.T.tocsr(), u, i)
+            vy = rowwise_dot(w, liked_by, u, i)
+            vn = rowwise_dot(w, disliked_by, u, i)
             out[f"{side}_neighbours"] = _logit((vy + 2 * p) / (vy + vn + 2))
         ls = self.profiles.like_support
         ds = self.profiles.dislike_support
