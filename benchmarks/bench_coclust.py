@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.memory import peak_rss_mb  # noqa: E402
+from experiments.common import child_json, data_home  # noqa: E402
 
 PAPER = dict(n_bands=2000, band_size=3, min_rows=50, min_cols=4, max_feature_freq=0.8, min_density=0.5)
 
@@ -101,7 +100,7 @@ def pipeline(data: Path, runs: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=Path(os.environ.get("RECSYS_DATA", Path.home() / "recsys_data")))
+    ap.add_argument("--data", type=Path, default=data_home())
     ap.add_argument("--runs", type=int, default=3, help="warm runs of the pipeline (after one cold run)")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     ap.add_argument("--pipeline-only", action="store_true", help=argparse.SUPPRESS)
@@ -123,13 +122,9 @@ def main() -> None:
         f"→ speed-up ×{mh['speedup_vs_numpy_loop']:.0f}"
     )
 
-    child = subprocess.run(
-        [sys.executable, __file__, "--pipeline-only", "--data", str(args.data), "--runs", str(args.runs)],
-        capture_output=True,
-        text=True,
-        check=True,
+    pl = child_json(
+        ["benchmarks/bench_coclust.py", "--pipeline-only", "--data", str(args.data), "--runs", str(args.runs)]
     )
-    pl = json.loads(child.stdout.strip().splitlines()[-1])
     print(f"\nHBLCoClust on Classic3 {PAPER}, both orientations:")
     for r in pl["runs"]:
         steps = ", ".join(f"{k} {v:.2f}" for k, v in r["steps"].items() if k != "total")

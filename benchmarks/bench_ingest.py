@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,6 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.memory import peak_rss_mb  # noqa: E402
+from experiments.common import child_json, data_home  # noqa: E402
 
 
 def make_principals(path: Path, rows: int, seed: int = 0) -> None:
@@ -63,7 +62,7 @@ def child(mode: str, path: str, titles: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=Path(os.environ.get("RECSYS_DATA", Path.home() / "recsys_data")))
+    ap.add_argument("--data", type=Path, default=data_home())
     ap.add_argument("--rows", type=int, default=2_000_000)
     ap.add_argument("--titles", type=int, default=2_000)
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
@@ -94,13 +93,7 @@ def main() -> None:
             f"(written in {time.perf_counter() - t:.1f} s)"
         )
         for mode in ("stream", "read_csv"):
-            res = subprocess.run(
-                [sys.executable, __file__, "--child", mode, str(path), str(args.titles)],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            r = json.loads(res.stdout.strip().splitlines()[-1])
+            r = child_json(["benchmarks/bench_ingest.py", "--child", mode, str(path), str(args.titles)])
             label = (
                 "streamed (actor/actress/director/writer rows), filtered to"
                 if mode == "stream"

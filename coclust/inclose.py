@@ -25,28 +25,14 @@ import warnings
 import numba
 import numpy as np
 
+from ._kernels import grow as _grow
+from ._kernels import lowest_bit_index
+from ._kernels import popcount as _popcount
 from ._validation import check_binary_matrix
 
 
 class ConceptBudgetExceeded(RuntimeError):
     """Raised when an enumeration reaches its ``max_concepts`` budget."""
-
-
-@numba.njit(inline="always")
-def _popcount(x):
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
-
-
-@numba.njit(inline="always")
-def _grow(a, need):
-    if need <= a.shape[0]:
-        return a
-    b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
-    b[: a.shape[0]] = a
-    return b
 
 
 @numba.njit(nogil=True, cache=True)
@@ -194,10 +180,9 @@ def _bits_to_indices(ext):
         for w in range(words):
             v = ext[i, w]
             while v:
-                low = v & (~v + np.uint64(1))
-                idx[p] = w * 64 + int(_popcount(low - np.uint64(1)))
+                idx[p] = w * 64 + lowest_bit_index(v)
                 p += 1
-                v ^= low
+                v &= v - np.uint64(1)
     return ptr, idx
 
 

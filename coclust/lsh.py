@@ -21,20 +21,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._arrays import group_ids
-from .minhash import MERSENNE_P, HashFamily, _invert, as_csr
+from ._kernels import MERSENNE_P
+from ._kernels import invert_hash as _invert
+from ._kernels import mix64 as _mix64
+from .minhash import HashFamily, as_csr
 
 _BLOCK = 256
 # Keys (row × band pairs) computed per chunk of rows, to bound memory.
 _PAIRS_PER_CHUNK = 1 << 23
-
-
-@numba.njit(inline="always")
-def _mix64(h, x):
-    # splitmix64 finaliser over a running state: a good 64-bit mix of a short sequence.
-    z = h + np.uint64(x) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x632BE59BD9B4E019)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 @numba.njit(inline="always")

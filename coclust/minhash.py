@@ -27,7 +27,9 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-MERSENNE_P = np.uint64((1 << 31) - 1)
+from ._kernels import MERSENNE_P
+from ._kernels import invert_hash as _invert
+
 _MAX_FEATURES = (1 << 31) - 1
 # Hash functions processed at once per row: the running minima stay in L1.
 _BLOCK = 256
@@ -52,19 +54,6 @@ class HashFamily:
 
     def __len__(self) -> int:
         return len(self.a)
-
-
-@numba.njit(inline="always")
-def _mod_p(y):
-    # y < 2**63: two folds bring it below 2**31 + 2, one subtraction finishes.
-    y = (y & MERSENNE_P) + (y >> np.uint64(31))
-    y = (y & MERSENNE_P) + (y >> np.uint64(31))
-    return y - MERSENNE_P if y >= MERSENNE_P else y
-
-
-@numba.njit(inline="always")
-def _invert(v, b, a_inv):
-    return _mod_p(_mod_p(v + MERSENNE_P - b) * a_inv)
 
 
 @numba.njit(parallel=True, fastmath=True, cache=True)

@@ -25,8 +25,11 @@ import numba
 import numpy as np
 
 from ._arrays import first_occurrences
-from .inclose import _popcount, column_bitsets
-from .lsh import Seeds, _mix64
+from ._kernels import lowest_bit_index
+from ._kernels import mix64 as _mix64
+from ._kernels import popcount as _popcount
+from .inclose import column_bitsets
+from .lsh import Seeds
 
 # Seeds handled by one parallel task: enough work to amortise the scratch arrays.
 _CHUNK = 2048
@@ -168,10 +171,9 @@ def _and_bits(bits, members, m0, m1, scratch, out, o0, write):
         v = scratch[w]
         if write:
             while v:
-                low = v & (~v + np.uint64(1))
-                out[o0 + n] = w * 64 + int(_popcount(low - np.uint64(1)))
+                out[o0 + n] = w * 64 + lowest_bit_index(v)
                 n += 1
-                v ^= low
+                v &= v - np.uint64(1)
         else:
             n += int(_popcount(v))
     return n

@@ -25,66 +25,151 @@ import numba
 import numpy as np
 
 from ._arrays import first_occurrences, group_ids, unique_sorted
+from ._kernels import grow as _grow
+from ._kernels import lowest_bit_index
+from ._kernels import popcount as _popcount
 from ._parallel import chunk_bounds, concat_csr_pairs, map_chunks, n_threads
-from .inclose import _grow
+from .inclose import column_bitsets
 from .regions import Regions, select, set_pair_hashes
 
 _EPS = 1e-9
+# Column bitsets (columns × rows/64 words) are used in relaxation when they fit in this many bytes.
+_COL_BITS_BYTES = 256 << 20
+
+
+@numba.njit(inline="always")
+def _n_at_least(desc, need):
+    # how many leading entries of the descending array ``desc`` are >= need (binary search)
+    lo, hi = 0, desc.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if desc[mid] >= need:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @numba.njit(nogil=True, cache=True)
 def _relax_chunk(
-    csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols, col_ptr, col_idx, lo, hi, density, min_rows, min_cols
-):
+    csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols, col_ptr, col_idx, lo, hi, density, min_rows, min_cols,
+    col_bits, sorted_bits, deg_order, deg_sorted,
+):  # fmt: skip
     row_count = np.zeros(n_rows, dtype=np.int64)
     col_count = np.zeros(n_cols, dtype=np.int64)
     touched_r = np.empty(n_rows, dtype=np.int64)
     touched_c = np.empty(n_cols, dtype=np.int64)
+    row_bits = np.zeros(max(1, col_bits.shape[1]), dtype=np.uint64)
     o_rptr = np.zeros(hi - lo + 1, dtype=np.int64)
     o_cptr = np.zeros(hi - lo + 1, dtype=np.int64)
     o_ridx = np.empty(1024, dtype=np.int64)
     o_cidx = np.empty(1024, dtype=np.int64)
     n = 0
+    words = col_bits.shape[1]
+    planes = np.zeros((64, max(1, words)), dtype=np.uint64)
     for g in range(lo, hi):
         nb = col_ptr[g + 1] - col_ptr[g]
-        nt = 0
-        for p in range(col_ptr[g], col_ptr[g + 1]):
-            f = col_idx[p]
-            for q in range(csc_ptr[f], csc_ptr[f + 1]):
-                r = csc_idx[q]
-                if row_count[r] == 0:
-                    touched_r[nt] = r
-                    nt += 1
-                row_count[r] += 1
         need = density * nb - _EPS
-        # filter first, sort only what is kept: touched lists are long on dense data
+        list_cost = 0
+        for p in range(col_ptr[g], col_ptr[g + 1]):
+            list_cost += csc_ptr[col_idx[p] + 1] - csc_ptr[col_idx[p]]
+        n_planes = 1
+        while (1 << n_planes) <= nb:
+            n_planes += 1
         nr = 0
-        for t in range(nt):
-            r = touched_r[t]
-            if row_count[r] >= need:
-                touched_r[nr] = r
-                nr += 1
-            row_count[r] = 0
-        rows = np.sort(touched_r[:nr])
+        if col_bits.shape[0] > 0 and 3 * nb * words < list_cost:
+            # Dense relation: count each row's ones in B with a bit-sliced vertical counter over
+            # the columns' row bitsets (bit k of a row's count in planes[k]).
+            k_need = int(np.ceil(need))
+            for k in range(n_planes):
+                for w in range(words):
+                    planes[k, w] = 0
+            for p in range(col_ptr[g], col_ptr[g + 1]):
+                f = col_idx[p]
+                for w in range(words):
+                    carry = col_bits[f, w]
+                    k = 0
+                    while carry:
+                        t = planes[k, w] & carry
+                        planes[k, w] ^= carry
+                        carry = t
+                        k += 1
+            for w in range(words):
+                # count >= k_need, compared bitwise from the most significant plane down
+                gt = np.uint64(0)
+                eq = ~np.uint64(0)
+                for k in range(n_planes - 1, -1, -1):
+                    if (k_need >> k) & 1:
+                        eq &= planes[k, w]
+                    else:
+                        gt |= eq & planes[k, w]
+                        eq &= ~planes[k, w]
+                v = gt | eq if k_need < (1 << n_planes) else gt
+                while v:
+                    r = w * 64 + lowest_bit_index(v)
+                    if r < n_rows:
+                        touched_r[nr] = r
+                        nr += 1
+                    v &= v - np.uint64(1)
+            rows = touched_r[:nr].copy()
+        else:
+            nt = 0
+            for p in range(col_ptr[g], col_ptr[g + 1]):
+                f = col_idx[p]
+                for q in range(csc_ptr[f], csc_ptr[f + 1]):
+                    r = csc_idx[q]
+                    if row_count[r] == 0:
+                        touched_r[nt] = r
+                        nt += 1
+                    row_count[r] += 1
+            # filter first, sort only what is kept: touched lists are long on dense data
+            for t in range(nt):
+                r = touched_r[t]
+                if row_count[r] >= need:
+                    touched_r[nr] = r
+                    nr += 1
+                row_count[r] = 0
+            rows = np.sort(touched_r[:nr])
         if nr < min_rows:
             continue
-        nc_t = 0
-        for t in range(nr):
-            r = rows[t]
-            for q in range(csr_ptr[r], csr_ptr[r + 1]):
-                f = csr_idx[q]
-                if col_count[f] == 0:
-                    touched_c[nc_t] = f
-                    nc_t += 1
-                col_count[f] += 1
         need = density * nr - _EPS
+        # Only columns of degree >= need can qualify: on dense relations a popcount over that
+        # prefix of the degree-sorted column bitsets is cheaper than walking every kept row.
+        n_cand = _n_at_least(deg_sorted, need)
+        w0 = rows[0] >> 6
+        w1 = (rows[nr - 1] >> 6) + 1
+        list_cost = 0
+        for t in range(nr):
+            list_cost += csr_ptr[rows[t] + 1] - csr_ptr[rows[t]]
         nc = 0
-        for t in range(nc_t):
-            f = touched_c[t]
-            if col_count[f] >= need:
-                touched_c[nc] = f
-                nc += 1
-            col_count[f] = 0
+        if sorted_bits.shape[0] > 0 and n_cand * (w1 - w0) < list_cost:
+            for w in range(w0, w1):
+                row_bits[w] = 0
+            for t in range(nr):
+                row_bits[rows[t] >> 6] |= np.uint64(1) << np.uint64(rows[t] & 63)
+            for t in range(n_cand):
+                cnt = 0
+                for w in range(w0, w1):
+                    cnt += _popcount(sorted_bits[t, w] & row_bits[w])
+                if cnt >= need:
+                    touched_c[nc] = deg_order[t]
+                    nc += 1
+        else:
+            nc_t = 0
+            for t in range(nr):
+                r = rows[t]
+                for q in range(csr_ptr[r], csr_ptr[r + 1]):
+                    f = csr_idx[q]
+                    if col_count[f] == 0:
+                        touched_c[nc_t] = f
+                        nc_t += 1
+                    col_count[f] += 1
+            for t in range(nc_t):
+                f = touched_c[t]
+                if col_count[f] >= need:
+                    touched_c[nc] = f
+                    nc += 1
+                col_count[f] = 0
         cols = np.sort(touched_c[:nc])
         if nc < min_cols:
             continue
@@ -109,6 +194,16 @@ def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: 
     """Relax the co-clusters with columns ``col_idx[col_ptr[i]:col_ptr[i+1]]``; drop the too small."""
     cost = np.diff(col_ptr)
     bounds = chunk_bounds(cost, 4 * n_threads())
+    words = (X.shape[0] + 63) // 64
+    deg = np.diff(Xt.indptr)
+    deg_order = np.argsort(-deg, kind="stable").astype(np.int64)
+    deg_sorted = deg[deg_order].astype(np.int64)
+    if 2 * X.shape[1] * words * 8 <= _COL_BITS_BYTES:
+        col_bits = column_bitsets(X)
+        # the same bitsets in decreasing degree: step 2 scans a prefix of them, in memory order
+        sorted_bits = col_bits[deg_order]
+    else:
+        col_bits = sorted_bits = np.zeros((0, 1), dtype=np.uint64)
     parts = map_chunks(
         lambda lo, hi: _relax_chunk(
             X.indptr,
@@ -124,6 +219,10 @@ def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: 
             float(min_density),
             int(min_rows),
             int(min_cols),
+            col_bits,
+            sorted_bits,
+            deg_order,
+            deg_sorted,
         ),  # fmt: skip
         bounds,
     )

@@ -7,12 +7,15 @@ Usage: python -m experiments.categorical [--out DIR] [--runs 30] [--datasets zoo
 
 from __future__ import annotations
 
+import time
+
 from .common import PAPER_PARAMS, run_inclose, run_spectral, run_suite, stats_table, suite_args, write_results
 
 DATASETS = ["zoo", "soybean-small", "soybean-large", "house-votes-84"]
 
 
 def main(argv=None) -> None:
+    started = time.perf_counter()
     args = suite_args(__doc__, DATASETS, 30, argv)
 
     def baselines(name, rel):
@@ -26,7 +29,7 @@ def main(argv=None) -> None:
         + stats_table(results, args.names)
     )
     payload = {**results, "_params": params, "_seeds": list(range(args.runs)), "_per_run": per_run}
-    write_results(args.out, "categorical", payload, table)
+    write_results(args.out, "categorical", payload, table, started, seeds=list(range(args.runs)))
     print(table)
 
 

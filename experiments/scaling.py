@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from .common import AUTHOR_CODE, RESULTS, data_home, log
+from .common import AUTHOR_CODE, RESULTS, child_json, data_home, log
 
 # The paper's fixed parameters, with the author's region handling (buckets of 3, covered regions
 # skipped): without it exact enumeration on Soybean large alone exceeds 2 million concepts.  The
@@ -145,15 +144,7 @@ def main(argv=None) -> None:
     ]
     points = []
     for kind, name in jobs:
-        res = subprocess.run(
-            [sys.executable, "-m", "experiments.scaling", "--point", kind, name, "--data", home],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).resolve().parent.parent,
-        )
-        if res.returncode != 0:
-            raise SystemExit(f"point {kind} {name} failed:\n{res.stderr[-2000:]}")
-        p = json.loads(res.stdout.strip().splitlines()[-1])
+        p = child_json(["-m", "experiments.scaling", "--point", kind, name, "--data", home])
         log(f"{kind:9} {name:>14}: {p['relations']:>11,} relations  {p['seconds']:7.2f} s  {p['peak_mb']:7.0f} MB")
         points.append(p)
     x = np.array([p["relations"] for p in points], dtype=float)

@@ -8,6 +8,8 @@ Usage: python -m experiments.text [--out DIR] [--runs 5] [--datasets classic3,mu
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from coclust import HBLCoClust
@@ -40,6 +42,7 @@ def topics(rel, params: dict, seed: int = 0, n_terms: int = 40) -> dict:
 
 
 def main(argv=None) -> None:
+    started = time.perf_counter()
     args = suite_args(__doc__, DATASETS, 5, argv)
     results, params, per_run, rels = run_suite(
         args, lambda name, rel: {"spectral": run_spectral(rel, len(set(rel.labels)))}
@@ -63,7 +66,7 @@ def main(argv=None) -> None:
         "_per_run": per_run,
         "_topics": topic_table,
     }
-    write_results(args.out, "text", payload, table)
+    write_results(args.out, "text", payload, table, started, seeds=list(range(args.runs)))
     print(table)
 
 

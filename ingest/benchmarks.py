@@ -23,6 +23,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .datahome import data_home
+from .errors import DataRequestError, MissingDataError
 from .relations import Relations
 from .tables import DataFormatError, read_table
 
@@ -155,13 +156,13 @@ def read_uci(name: str, home: str | Path | None = None, encoding: str = "value")
         (Zoo 16 features and 738 relations, Soybean large 35 features).  ``?`` is never a relation.
     """
     if name not in UCI:
-        raise ValueError(f"unknown UCI data set {name!r}; choose from {', '.join(UCI)}")
+        raise DataRequestError(f"unknown UCI data set {name!r}; choose from {', '.join(UCI)}")
     if encoding not in ("value", "nonzero", "binary"):
-        raise ValueError(f"encoding must be 'value', 'nonzero' or 'binary', got {encoding!r}")
+        raise DataRequestError(f"encoding must be 'value', 'nonzero' or 'binary', got {encoding!r}")
     rel_path, columns, id_col, class_col = UCI[name]
     path = data_home(home) / rel_path
     if not path.exists():
-        raise FileNotFoundError(f"missing {path}: download it from {UCI_URLS[name]} and place it there")
+        raise MissingDataError(f"missing {path}: download it from {UCI_URLS[name]} and place it there")
     df = read_table(path, ",", columns, required=(columns[class_col],))
     label_col = columns[class_col]
     # line numbers keep objects distinct (Zoo has two "frog" rows)
@@ -187,7 +188,7 @@ def read_classic3(path: str | Path | None = None, home: str | Path | None = None
     """
     path = Path(path) if path is not None else data_home(home) / "classic3" / "classic3.data.zip"
     if not path.exists():
-        raise FileNotFoundError(
+        raise MissingDataError(
             f"missing {path}: download Python/datasets/classic3.data.zip from https://github.com/folivetti/HBLCoClust "
             "and place it there"
         )
@@ -261,7 +262,7 @@ def read_newsgroups(
     groups = list(groups)
     path = Path(path) if path is not None else data_home(home) / "20newsgroups" / "20news-19997.tar.gz"
     if not path.exists():
-        raise FileNotFoundError(
+        raise MissingDataError(
             f"missing {path}: download 20news-19997.tar.gz from http://qwone.com/~jason/20Newsgroups/ "
             "and place it there"
         )
@@ -289,7 +290,7 @@ def read_newsgroups(
         raise DataFormatError(f"{path}: not a readable tar.gz ({exc})") from None
     missing = [g for g, n in seen.items() if n == 0]
     if missing:
-        raise ValueError(f"{path} has no messages for {missing}")
+        raise DataRequestError(f"{path} has no messages for {missing}")
     return _pairs_to_relations(docs, words, pd.Series(labels))
 
 
@@ -301,4 +302,5 @@ def read_benchmark(name: str, home: str | Path | None = None) -> Relations:
         return read_classic3(home=home)
     if name in ("multi5", "multi10"):
         return read_newsgroups(MULTI5 if name == "multi5" else MULTI10, home=home)
-    raise ValueError(f"unknown benchmark {name!r}; choose from {', '.join([*UCI, 'classic3', 'multi5', 'multi10'])}")
+    known = ", ".join([*UCI, "classic3", "multi5", "multi10"])
+    raise DataRequestError(f"unknown benchmark {name!r}; choose from {known}")

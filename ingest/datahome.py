@@ -15,6 +15,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .errors import DataRequestError, DownloadError, MissingDataError
+
 ENV = "RECSYS_DATA"
 
 
@@ -113,7 +115,7 @@ def dataset(name: str) -> Dataset:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown data set {name!r}; known: {', '.join(REGISTRY)}") from None
+        raise DataRequestError(f"unknown data set {name!r}; known: {', '.join(REGISTRY)}") from None
 
 
 def require(path: str | Path, name: str | None = None) -> Path:
@@ -126,7 +128,7 @@ def require(path: str | Path, name: str | None = None) -> Path:
         ds = REGISTRY[name]
         urls = ", ".join(f.url for f in ds.files)
         msg += f": run `recsys fetch {name}` or download {urls} and unpack it so that this file exists"
-    raise FileNotFoundError(msg)
+    raise MissingDataError(msg)
 
 
 def _retrieve(remote: RemoteFile, cache: Path, progress: bool) -> Path:
@@ -138,9 +140,9 @@ def _retrieve(remote: RemoteFile, cache: Path, progress: bool) -> Path:
             pooch.retrieve(remote.url, known_hash=remote.known_hash, fname=fname, path=cache, progressbar=progress)
         )
     except ValueError as exc:  # pooch: hash mismatch; it has already removed the download
-        raise ValueError(f"download of {remote.url} rejected: {exc}") from None
+        raise DownloadError(f"download of {remote.url} rejected: {exc}") from None
     except OSError as exc:
-        raise OSError(f"download of {remote.url} failed: {exc}") from None
+        raise DownloadError(f"download of {remote.url} failed: {exc}") from None
 
 
 def fetch(name: str, home: str | Path | None = None, progress: bool = True) -> Path:
@@ -167,7 +169,7 @@ def fetch(name: str, home: str | Path | None = None, progress: bool = True) -> P
             else:
                 shutil.copy2(got, staging / got.name)
         if not (staging / ds.marker).exists():
-            raise ValueError(f"{name}: the download does not contain {ds.marker}")
+            raise DownloadError(f"{name}: the download does not contain {ds.marker}")
         if target.exists():  # a partial folder from an older layout: keep the user's files
             for item in staging.iterdir():
                 dest = target / item.name
@@ -191,4 +193,4 @@ def _unpack(archive: Path, dest: Path, folder: str) -> None:
                 with z.open(info) as src, open(out, "wb") as dst:
                     shutil.copyfileobj(src, dst)
     except zipfile.BadZipFile:
-        raise ValueError(f"{archive} is not a valid zip archive") from None
+        raise DownloadError(f"{archive} is not a valid zip archive") from None

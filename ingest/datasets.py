@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from .datahome import data_home, dataset, require
+from .errors import DataRequestError, MissingDataError
 from .imdb import DETAILS_KINDS, PRINCIPAL_KINDS, imdb_attributes, read_ml100k_details
 from .linking import LinkReport, link_items
 from .movielens import (
@@ -60,7 +61,7 @@ def load_movies(
     """
     dataset(name)  # validates the name
     if name not in MOVIE_DATASETS:
-        raise ValueError(f"{name} is not a MovieLens data set; choose from {', '.join(MOVIE_DATASETS)}")
+        raise DataRequestError(f"{name} is not a MovieLens data set; choose from {', '.join(MOVIE_DATASETS)}")
     home = data_home(home)
     folder = home / name
     kinds = tuple(kinds)
@@ -78,7 +79,7 @@ def load_movies(
             _, links = link_items(items, details=detail_links)
     else:
         if split != "all":
-            raise ValueError(
+            raise DataRequestError(
                 f"{name} has no predefined splits; use split='all' (the ml-100k splits are {ML100K_SPLITS})"
             )
         if name == "ml-1m":
@@ -97,7 +98,7 @@ def load_movies(
             attrs = attrs.merge(linked[["item", "tconst"]], on="tconst")
             parts.append(attrs[["item", "kind", "value"]])
         elif people:
-            raise FileNotFoundError(
+            raise MissingDataError(
                 f"attribute kinds {people} need IMDb's dumps in {imdb_dir} (run `recsys fetch imdb`) "
                 f"and {folder / 'links.csv'}"
             )
@@ -105,5 +106,5 @@ def load_movies(
     attributes = attributes[attributes["kind"].isin(kinds)].drop_duplicates().reset_index(drop=True)
     missing = set(kinds) - set(attributes["kind"].unique())
     if missing:
-        raise ValueError(f"{name} has no attributes of kind {sorted(missing)}")
+        raise DataRequestError(f"{name} has no attributes of kind {sorted(missing)}")
     return MovieData(name, split, train, test, items, attributes, links)

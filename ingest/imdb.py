@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .errors import MissingDataError
 from .tables import DataFormatError
 
 PRINCIPAL_KINDS = ("actor", "actress", "director", "writer")
@@ -39,7 +40,7 @@ _HEADERS = {
 def _stream(path: str | Path, kind: str, usecols: list[str], chunksize: int) -> Iterable[pd.DataFrame]:
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"missing IMDb file {path}: download https://datasets.imdbws.com/{path.name}")
+        raise MissingDataError(f"missing IMDb file {path}: download https://datasets.imdbws.com/{path.name}")
     expected = _HEADERS[kind]
     try:
         reader = pd.read_csv(
@@ -152,7 +153,7 @@ def read_ml100k_details(path: str | Path, top_cast: int | None = None) -> tuple[
     """
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"missing {path}: the MovieLens-100K IMDb details file")
+        raise MissingDataError(f"missing {path}: the MovieLens-100K IMDb details file")
     try:
         records = json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .datahome import data_home, require
+from .errors import DataRequestError
 from .tables import DataFormatError, read_table
 
 ML100K_GENRES = [
@@ -86,7 +87,7 @@ def read_ml100k_users(path: str | Path) -> pd.DataFrame:
 def load_ml100k_split(split: str = "u1", home: str | Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The predefined train/test split ``split`` (``u1``..``u5``, ``ua``, ``ub``) of MovieLens 100K."""
     if split not in ML100K_SPLITS:
-        raise ValueError(f"unknown MovieLens 100K split {split!r}; choose from {', '.join(ML100K_SPLITS)}")
+        raise DataRequestError(f"unknown MovieLens 100K split {split!r}; choose from {', '.join(ML100K_SPLITS)}")
     folder = data_home(home) / "ml-100k"
     train = read_ml100k_ratings(require(folder / f"{split}.base", "ml-100k"))
     test = read_ml100k_ratings(require(folder / f"{split}.test", "ml-100k"))

@@ -14,7 +14,17 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-LIKE, DISLIKE = "Y", "N"
+from .errors import DataRequestError
+from .features import (
+    DISLIKE,
+    ITEM_KIND,
+    LIKE,
+    attribute_kinds,
+    attribute_names,
+    attribute_values,
+    format_features,
+    split_features,
+)
 
 
 @dataclass
@@ -43,12 +53,15 @@ class Relations:
 
     def feature_info(self) -> pd.DataFrame:
         """``kind``, ``value`` and ``polarity`` (Y/N, or empty) of every feature."""
-        parts = pd.Series(self.features, dtype=str)
-        pol = parts.str.extract(r":([YN])$")[0].fillna("")
-        body = parts.where(pol == "", parts.str[:-2])
-        kind = body.str.split(":", n=1).str[0]
-        value = body.str.split(":", n=1).str[1].fillna("")
-        return pd.DataFrame({"feature": parts, "kind": kind, "value": value, "polarity": pol})
+        names = np.asarray(self.features, dtype=object).astype(str)
+        polar = np.char.endswith(names, ":" + LIKE) | np.char.endswith(names, ":" + DISLIKE)
+        attrs = names.astype(object)
+        pol = np.full(len(names), "", dtype=object)
+        if polar.any():
+            attrs[polar], pol[polar] = split_features(names[polar])
+        return pd.DataFrame(
+            {"feature": names, "kind": attribute_kinds(attrs), "value": attribute_values(attrs), "polarity": pol}
+        )
 
     def frame(self) -> pd.DataFrame:
         """The relations as a two-column DataFrame ``object, feature``."""
@@ -73,7 +86,7 @@ class Relations:
         info = self.feature_info()
         pol = info["polarity"].to_numpy()
         per_col = np.diff(self.matrix.tocsc().indptr)
-        is_movie = (info["kind"] == "movie").to_numpy()
+        is_movie = (info["kind"] == ITEM_KIND).to_numpy()
         attrs = info.loc[~is_movie, ["kind", "value"]].drop_duplicates()
         return {
             "users": int((np.diff(self.matrix.indptr) > 0).sum()),
@@ -122,13 +135,13 @@ def build_relations(
     """
     missing = {"user", "item", "rating"} - set(ratings.columns)
     if missing:
-        raise ValueError(f"ratings lack columns {sorted(missing)}")
+        raise DataRequestError(f"ratings lack columns {sorted(missing)}")
     if not np.isfinite(threshold):
-        raise ValueError(f"threshold must be a finite number, got {threshold!r}")
+        raise DataRequestError(f"threshold must be a finite number, got {threshold!r}")
     users = ratings["user"].to_numpy()
     r = ratings["rating"].to_numpy(dtype=np.float64)
     pol = np.where(r > threshold, LIKE, DISLIKE)
-    movie_feat = "movie:" + ratings["item"].astype(str).to_numpy().astype(object) + ":" + pol.astype(object)
+    movie_feat = format_features(np.full(len(ratings), ITEM_KIND, dtype=object), ratings["item"].to_numpy(), pol)
     obj_parts = [users]
     feat_parts = [movie_feat]
     if item_attributes is not None and len(item_attributes):
@@ -136,11 +149,11 @@ def build_relations(
         if kinds is not None:
             unknown = set(kinds) - set(attrs["kind"].unique())
             if unknown:
-                raise ValueError(
+                raise DataRequestError(
                     f"no attributes of kind {sorted(unknown)}; available: {sorted(attrs['kind'].unique())}"
                 )
             attrs = attrs[attrs["kind"].isin(kinds)]
-        attrs = attrs.assign(attr=attrs["kind"].astype(str) + ":" + attrs["value"].astype(str))
+        attrs = attrs.assign(attr=attribute_names(attrs["kind"], attrs["value"]))
         codes, vocab = pd.factorize(attrs["attr"])
         joined = ratings[["user", "item", "rating"]].merge(
             pd.DataFrame({"item": attrs["item"].to_numpy(), "code": codes}), on="item"
@@ -148,9 +161,9 @@ def build_relations(
         mean = joined.groupby(["user", "code"], sort=False)["rating"].mean()
         u = mean.index.get_level_values(0).to_numpy()
         c = mean.index.get_level_values(1).to_numpy()
-        apol = np.where(mean.to_numpy() > threshold, ":" + LIKE, ":" + DISLIKE).astype(object)
+        apol = np.where(mean.to_numpy() > threshold, LIKE, DISLIKE).astype(object)
         obj_parts.append(u)
-        feat_parts.append(np.asarray(vocab, dtype=object)[c] + apol)
+        feat_parts.append(np.asarray(vocab, dtype=object)[c] + ":" + apol)
     objs = np.concatenate(obj_parts)
     feats = np.concatenate(feat_parts)
     o_codes, o_vocab = pd.factorize(objs, sort=True)

@@ -9,9 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-
-class DataFormatError(ValueError):
-    """A data file is malformed; the message names the file and line."""
+from .errors import DataFormatError  # noqa: F401  (re-exported: callers import it from here)
 
 
 def read_text(path: str | Path, encoding: str = "utf-8") -> str:

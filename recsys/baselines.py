@@ -1,131 +1,169 @@
-"""Baselines on identical splits, each predicting *like* iff its predicted rating / class is above
-the threshold (2 by default): regularised SVD (``surprise.SVD``), a per-user Bernoulli Naive
-Bayes over movie attributes, and the majority class ("always like")."""
+"""The methods the profile recommender is compared with, behind one small interface.
+
+Every method is fitted on training ratings and returns, for (user, item) pairs, a score (higher =
+more likely a like) and whether it covers the pair.  The rating predictors are Surprise's own
+classes (``BaselineOnly``, ``SVD``, ``SVDpp``, ``KNNBaseline``, ``CoClustering``), scored with
+their ``predict`` (estimates clipped to the rating scale, Surprise's default).  A per-user
+Bernoulli Naive Bayes over item attributes and the majority class ("always like") complete the
+like/dislike comparison; ``popularity`` (training likes) is a top-N baseline.
+
+For top-N lists every candidate of every user is scored; Surprise's per-pair ``predict`` is too slow
+for that (KNNBaseline: about 0.1 ms a pair), so :meth:`SurpriseMethod.rank_scores` computes the
+same estimates as ``predict(..., clip=False)`` from the fitted model's own state, vectorised
+(tested equal to Surprise's on samples).  Unclipped: clipping makes every item above the top of the
+scale tie.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
 
 import numpy as np
-import pandas as pd
-import scipy.sparse as sp
+
+SURPRISE_METHODS = ("bias", "svd", "svdpp", "knn_baseline", "coclustering")
 
 
-@dataclass
-class SVDFactors:
-    """The learned state of a ``surprise.SVD`` model, enough to predict without pickling it."""
+def _surprise_algo(name: str, random_state: int):
+    from surprise import SVD, BaselineOnly, CoClustering, KNNBaseline, SVDpp
 
-    global_mean: float
-    users: np.ndarray
-    items: np.ndarray
-    bu: np.ndarray
-    bi: np.ndarray
-    pu: np.ndarray
-    qi: np.ndarray
-    rating_range: tuple[float, float]
-
-    def predict(self, users, items) -> tuple[np.ndarray, np.ndarray]:
-        """Predicted ratings, and whether both user and item were known (else the global mean)."""
-        u = pd.Index(self.users).get_indexer(np.asarray(users))
-        i = pd.Index(self.items).get_indexer(np.asarray(items))
-        est = np.full(len(u), self.global_mean)
-        ku, ki = u >= 0, i >= 0
-        est[ku] += self.bu[u[ku]]
-        est[ki] += self.bi[i[ki]]
-        both = ku & ki
-        est[both] += np.einsum("ij,ij->i", self.pu[u[both]], self.qi[i[both]])
-        return np.clip(est, *self.rating_range), both
-
-    def arrays(self) -> dict:
-        return {
-            "svd_users": self.users,
-            "svd_items": self.items,
-            "svd_bu": self.bu,
-            "svd_bi": self.bi,
-            "svd_pu": self.pu,
-            "svd_qi": self.qi,
-            "svd_meta": np.array([self.global_mean, *self.rating_range]),
-        }
-
-    @classmethod
-    def from_arrays(cls, a) -> SVDFactors:
-        meta = a["svd_meta"]
-        return cls(
-            float(meta[0]),
-            a["svd_users"],
-            a["svd_items"],
-            a["svd_bu"],
-            a["svd_bi"],
-            a["svd_pu"],
-            a["svd_qi"],
-            (float(meta[1]), float(meta[2])),
-        )
+    if name == "bias":
+        return BaselineOnly(verbose=False)
+    if name == "svd":
+        return SVD(random_state=random_state)
+    if name == "svdpp":
+        return SVDpp(random_state=random_state, cache_ratings=True)
+    if name == "knn_baseline":
+        return KNNBaseline(sim_options={"name": "pearson_baseline", "user_based": False}, verbose=False)
+    if name == "coclustering":
+        return CoClustering(random_state=random_state)
+    raise ValueError(f"unknown Surprise method {name!r}; choose from {', '.join(SURPRISE_METHODS)}")
 
 
-def fit_svd(ratings: pd.DataFrame, random_state: int = 0, **params) -> SVDFactors:
-    """Regularised SVD (Funk) with ``surprise.SVD`` (its defaults unless given)."""
-    from surprise import SVD, Dataset, Reader
+class SurpriseMethod:
+    """A Surprise rating predictor; its score is the predicted rating."""
 
-    lo, hi = float(ratings["rating"].min()), float(ratings["rating"].max())
-    data = Dataset.load_from_df(ratings[["user", "item", "rating"]], Reader(rating_scale=(lo, hi)))
-    trainset = data.build_full_trainset()
-    algo = SVD(random_state=random_state, **params)
-    algo.fit(trainset)
-    users = np.array([trainset.to_raw_uid(k) for k in range(trainset.n_users)])
-    items = np.array([trainset.to_raw_iid(k) for k in range(trainset.n_items)])
-    return SVDFactors(
-        float(trainset.global_mean),
-        users,
-        items,
-        algo.bu.copy(),
-        algo.bi.copy(),
-        algo.pu.copy(),
-        algo.qi.copy(),
-        (lo, hi),
-    )
+    def __init__(self, name: str, random_state: int = 0):
+        self.name = name
+        self.random_state = random_state
+
+    def fit(self, ratings) -> SurpriseMethod:
+        from surprise import Dataset, Reader
+
+        lo, hi = float(ratings["rating"].min()), float(ratings["rating"].max())
+        data = Dataset.load_from_df(ratings[["user", "item", "rating"]], Reader(rating_scale=(lo, hi)))
+        self.trainset_ = data.build_full_trainset()
+        self.algo_ = _surprise_algo(self.name, self.random_state)
+        self.algo_.fit(self.trainset_)
+        return self
+
+    def score(self, users, items) -> tuple[np.ndarray, np.ndarray]:
+        """Predicted ratings (Surprise's ``predict``), and coverage (every pair: unknown ids get
+        Surprise's default prediction)."""
+        est = np.array([self.algo_.predict(u, i).est for u, i in zip(_plain(users), _plain(items), strict=True)])
+        return est, np.ones(len(est), dtype=bool)
+
+    def rank_scores(self, user, items) -> np.ndarray:
+        """Unclipped predicted ratings of ``items`` (raw ids) for ``user``: ``predict(..., clip=False)``."""
+        ts, algo = self.trainset_, self.algo_
+        try:
+            u = ts.to_inner_uid(_plain([user])[0])
+        except ValueError:
+            return np.array([algo.predict(user, i, clip=False).est for i in _plain(items)])
+        inner = np.array([ts._raw2inner_id_items.get(i, -1) for i in _plain(items)], dtype=np.int64)
+        known = inner >= 0
+        est = np.full(len(inner), ts.global_mean)
+        if self.name in ("svd", "knn_baseline", "bias"):
+            bu, bi = (algo.bu, algo.bi)
+            est += bu[u]
+            est[known] += bi[inner[known]]
+            if self.name == "svd":
+                est[known] += algo.qi[inner[known]] @ algo.pu[u]
+            elif self.name == "knn_baseline":
+                est[known] += _knn_item_offsets(algo, u, inner[known])
+            return est
+        # SVD++ and CoClustering: Surprise's own estimate, pair by pair
+        return np.array([algo.predict(user, i, clip=False).est for i in _plain(items)])
+
+
+def _knn_item_offsets(algo, u: int, items: np.ndarray) -> np.ndarray:
+    """Item-based KNNBaseline's neighbourhood term for user ``u`` and inner items (see its ``estimate``):
+    the ``k`` items the user rated most similar to each item; of those, the positively similar
+    ones give ``sum sim * (r - baseline) / sum sim``."""
+    rated = algo.yr[u]
+    if not rated:
+        return np.zeros(len(items))
+    j = np.array([x for x, _ in rated], dtype=np.int64)
+    r = np.array([x for _, x in rated], dtype=np.float64)
+    resid = r - (algo.trainset.global_mean + algo.bx[j] + algo.by[u])
+    S = algo.sim[np.ix_(items, j)]
+    k = min(algo.k, len(j))
+    if k < len(j):
+        # heapq.nlargest keeps the first of equal similarities: a stable sort does the same
+        top = np.argsort(-S, axis=1, kind="stable")[:, :k]
+        S = np.take_along_axis(S, top, axis=1)
+        res = resid[top]
+    else:
+        res = np.broadcast_to(resid, S.shape)
+    pos = S > 0
+    sum_sim = np.where(pos, S, 0).sum(axis=1)
+    sum_r = np.where(pos, S * res, 0).sum(axis=1)
+    enough = pos.sum(axis=1) >= algo.min_k
+    return np.where(enough & (sum_sim > 0), np.divide(sum_r, sum_sim, out=np.zeros_like(sum_r), where=sum_sim > 0), 0.0)
+
+
+def _plain(xs) -> list:
+    return [x.item() if isinstance(x, np.generic) else x for x in xs]
 
 
 class NaiveBayes:
-    """Per-user Bernoulli Naive Bayes over movie attributes.
+    """Per-user Bernoulli Naive Bayes over item attributes (the paper's Naive Bayes baseline).
 
-    For each user, two classes (like: rating > threshold, dislike) with Laplace-smoothed priors
-    ``P(c) = (n_c + 1) / (n + 2)``; the features are the binary attributes of the rated movie
-    (genre, director, …, and the movie itself), restricted to the attributes that occur in the
-    user's training movies; ``P(a | c) = (n_{c,a} + 1) / (n_c + 2)``.  A test movie is scored with
-    the full Bernoulli likelihood (present *and* absent attributes).  The score is
-    ``P(like | movie)``; like iff it is at least 0.5.  The paper does not say which Naive Bayes it
-    used.
+    For each user, two classes (like: rating above the like threshold, dislike) with
+    Laplace-smoothed priors ``P(c) = (n_c + 1) / (n + 2)``; the features are the binary attributes
+    of the rated item and the item itself, restricted to those occurring in the user's training
+    items; ``P(a | c) = (n_{c,a} + 1) / (n_c + 2)``.  A test item is scored with the full Bernoulli
+    likelihood (present *and* absent attributes).  The score is ``P(like | item)``; it covers pairs
+    of a known user and a known item.  The paper does not say which Naive Bayes it used.
     """
 
-    def fit(self, ratings: pd.DataFrame, item_attrs: sp.csr_matrix, item_index: pd.Index, threshold: float = 2.0):
+    def __init__(self, like_threshold: float = 2.0):
+        self.like_threshold = like_threshold
+
+    def fit(self, ratings, item_attributes=None) -> NaiveBayes:
+        import pandas as pd
+        import scipy.sparse as sp
+
+        from ingest.features import attribute_names
+        from ingest.features import item_attributes as own_attribute
+
+        attrs = item_attributes if item_attributes is not None else pd.DataFrame(columns=["item", "kind", "value"])
+        items = pd.Index(pd.unique(np.concatenate([ratings["item"].to_numpy(), attrs["item"].to_numpy()])))
+        names = np.concatenate([attribute_names(attrs["kind"], attrs["value"]), own_attribute(items.to_numpy())])
+        item_of = np.concatenate([items.get_indexer(attrs["item"]), np.arange(len(items))])
+        a_codes, vocab = pd.factorize(pd.Series(names))
+        A = sp.csr_matrix((np.ones(len(a_codes)), (item_of, a_codes)), shape=(len(items), len(vocab)))
+        A.sum_duplicates()
+        A.data[:] = 1
         u_codes, users = pd.factorize(ratings["user"])
-        i = item_index.get_indexer(ratings["item"])
-        ok = i >= 0
-        like = ratings["rating"].to_numpy() > threshold
+        i = items.get_indexer(ratings["item"])
+        like = ratings["rating"].to_numpy() > self.like_threshold
         n_u = len(users)
-        R_like = sp.csr_matrix(
-            (np.ones((ok & like).sum()), (u_codes[ok & like], i[ok & like])), shape=(n_u, len(item_index))
-        )
-        R_dis = sp.csr_matrix(
-            (np.ones((ok & ~like).sum()), (u_codes[ok & ~like], i[ok & ~like])), shape=(n_u, len(item_index))
-        )
-        self.users_ = pd.Index(users)
+        R_like = sp.csr_matrix((np.ones(like.sum()), (u_codes[like], i[like])), shape=(n_u, len(items)))
+        R_dis = sp.csr_matrix((np.ones((~like).sum()), (u_codes[~like], i[~like])), shape=(n_u, len(items)))
+        self.users_, self.items_ = pd.Index(users), items
         self.n_like_ = np.asarray(R_like.sum(axis=1)).ravel()
         self.n_dis_ = np.asarray(R_dis.sum(axis=1)).ravel()
-        c_like = (R_like @ item_attrs).tocsr()  # users × attrs counts
-        c_dis = (R_dis @ item_attrs).tocsr()
+        c_like, c_dis = (R_like @ A).tocsr(), (R_dis @ A).tocsr()
         seen = ((c_like + c_dis) > 0).astype(np.float64).tocsr()
-        # log P(a|c) and log(1 - P(a|c)) on the user's seen attributes
-        self.seen_ = seen
         self.logp_like_ = self._log_probs(c_like, seen, self.n_like_)
         self.logp_dis_ = self._log_probs(c_dis, seen, self.n_dis_)
-        self.item_attrs_ = item_attrs
-        self.item_index_ = item_index
+        self.A_ = A.tocsr()
         return self
 
     @staticmethod
     def _log_probs(counts, seen, n_c):
-        # on seen entries: p = (count + 1) / (n_c + 2)
+        import scipy.sparse as sp
+
         seen = seen.tocoo()
         cnt = np.asarray(counts.tocsr()[seen.row, seen.col]).ravel()
         p = (cnt + 1.0) / (n_c[seen.row] + 2.0)
@@ -133,23 +171,53 @@ class NaiveBayes:
         l1p = sp.csr_matrix((np.log1p(-p), (seen.row, seen.col)), shape=seen.shape)
         return lp, l1p
 
-    def predict_proba(self, users, items) -> tuple[np.ndarray, np.ndarray]:
-        """``P(like)`` per pair, and whether the user was known (else NaN)."""
-        from .profiles import rowwise_dot
-
+    def score(self, users, items) -> tuple[np.ndarray, np.ndarray]:
         u = self.users_.get_indexer(np.asarray(users))
-        i = self.item_index_.get_indexer(np.asarray(items))
+        i = self.items_.get_indexer(np.asarray(items))
         known = (u >= 0) & (i >= 0)
         out = np.full(len(u), np.nan)
         uk, ik = u[known], i[known]
-        A = self.item_attrs_
         scores = []
-        sides = ((self.logp_like_, self.n_like_, self.n_dis_), (self.logp_dis_, self.n_dis_, self.n_like_))
-        for (lp, l1p), n_c, n_o in sides:
+        for (lp, l1p), n_c, n_o in (
+            (self.logp_like_, self.n_like_, self.n_dis_),
+            (self.logp_dis_, self.n_dis_, self.n_like_),
+        ):
             prior = np.log((n_c[uk] + 1.0) / (n_c[uk] + n_o[uk] + 2.0))
             absent_all = np.asarray(l1p.sum(axis=1)).ravel()[uk]
-            present = rowwise_dot(lp - l1p, A, uk, ik)
+            present = np.asarray((lp - l1p)[uk].multiply(self.A_[ik]).sum(axis=1)).ravel()
             scores.append(prior + absent_all + present)
         d = np.clip(scores[1] - scores[0], -50, 50)
         out[known] = 1.0 / (1.0 + np.exp(d))
         return out, known
+
+
+class Majority:
+    """Always "like" (the majority class); its score is constant."""
+
+    def fit(self, ratings, item_attributes=None) -> Majority:
+        return self
+
+    def score(self, users, items) -> tuple[np.ndarray, np.ndarray]:
+        return np.ones(len(users)), np.ones(len(users), dtype=bool)
+
+
+class Popularity:
+    """Top-N baseline: items ranked by their number of training likes."""
+
+    def __init__(self, like_threshold: float = 2.0):
+        self.like_threshold = like_threshold
+
+    def fit(self, ratings) -> Popularity:
+        liked = ratings.loc[ratings["rating"] > self.like_threshold, "item"]
+        self.counts_ = liked.value_counts()
+        return self
+
+    def rank_scores(self, user, items) -> np.ndarray:
+        return self.counts_.reindex(np.asarray(items)).fillna(0).to_numpy(dtype=np.float64)
+
+
+def timed(fn, *args, **kwargs):
+    """``(result, seconds)``."""
+    t = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - t

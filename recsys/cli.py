@@ -1,7 +1,10 @@
 """The ``recsys`` command line: a thin face over :mod:`ingest`, :mod:`coclust` and :mod:`recsys`.
 
-Errors a user can cause (a missing or malformed file, an unknown name, a bad option value)
-print one red line on stderr and exit with code 2, never a traceback.
+Errors a user can cause (the project's own :class:`recsys.errors.RecsysError` and
+:class:`ingest.errors.DataError`: a missing or malformed file, an unknown id, a bad option value)
+print one red line on stderr and exit with code 2, never a traceback; anything else is a bug and
+keeps its traceback.  Heavy modules are imported inside the commands that need them, so that
+``recsys predict`` starts fast.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+import time
 from pathlib import Path
 
 import typer
@@ -22,13 +26,25 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-USER_ERRORS = (ValueError, FileNotFoundError, NotADirectoryError, PermissionError, OSError, KeyError)
+
+def _user_error_types() -> tuple:
+    from ingest.errors import DataError
+
+    from .errors import RecsysError
+
+    types = [RecsysError, DataError]
+    # a co-clustering budget exceeded by the user's parameters is their mistake too; the class is
+    # looked up only if coclust was loaded (importing it compiles nothing, but loads numba)
+    inclose = sys.modules.get("coclust.inclose")
+    if inclose is not None:
+        types.append(inclose.ConceptBudgetExceeded)
+    return tuple(types)
 
 
-def fail(message: str) -> None:
-    """Print one error line on stderr and exit 2."""
+def fail(message: str, code: int = 2) -> None:
+    """Print one error line on stderr and exit."""
     typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    raise typer.Exit(2)
+    raise typer.Exit(code)
 
 
 def user_errors(fn):
@@ -43,9 +59,10 @@ def user_errors(fn):
         except KeyboardInterrupt:
             typer.secho("interrupted", err=True, fg=typer.colors.RED)
             raise typer.Exit(130) from None
-        except USER_ERRORS as exc:
-            msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-            fail(str(msg))
+        except Exception as exc:
+            if isinstance(exc, _user_error_types()):
+                fail(str(exc))
+            raise
 
     return wrapper
 
@@ -68,10 +85,104 @@ def main(
     """
 
 
+# -- shared options ---------------------------------------------------------------------------
 HOME = typer.Option(None, "--home", help="Data home (default: $RECSYS_DATA or ~/recsys_data).")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress output.")
+JSON = typer.Option(False, "--json", help="Print JSON.")
+DATASET = typer.Option("ml-100k", "--dataset", "-d", help="ml-100k, ml-1m, ml-latest-small or ml-25m.")
+SPLIT = typer.Option("u1", "--split", "-s", help="ml-100k: u1..u5, ua, ub; other releases: all.")
+ATTRIBUTES = typer.Option(
+    "genre,director,writer,cast",
+    "--attributes",
+    "-a",
+    help="Attribute kinds, comma separated (ml-100k: genre, director, writer, cast; "
+    "IMDb dumps: genre, actor, actress, director, writer).",
+)
+TOP_CAST = typer.Option(3, "--top-cast", help="Keep the first N billed cast members (ml-100k); 0 keeps all.")
+LIKE_THRESHOLD = typer.Option(
+    2.0, "--like-threshold", help="A rating above it is a like (default 2: the paper's rule, rating > 2)."
+)
+SEED = typer.Option(0, "--seed", help="Random state.")
+FEATURES = typer.Option(
+    "movies", "--features", help="Co-cluster the users × movies relation (movies) or every feature as the paper (all)."
+)
+PAPER = typer.Option(False, "--paper-params", help="The paper's co-clustering parameters and features (slow).")
+N_BANDS = typer.Option(None, "--n-bands", help="HBLCoClust nhashes (default 300; the paper's 5000).")
+BAND_SIZE = typer.Option(None, "--band-size", help="HBLCoClust nkeys (default 4).")
+MIN_ROWS = typer.Option(None, "--min-rows", help="HBLCoClust minO (default 2).")
+MIN_COLS = typer.Option(None, "--min-cols", help="HBLCoClust minF (default 2).")
+MIN_DENSITY = typer.Option(None, "--min-density", help="HBLCoClust spthr (default 0.8).")
+SKIP_COVERED = typer.Option(None, "--skip-covered/--all-regions", help="Region heuristic (default: skip covered).")
+MODE = typer.Option("scored", "--mode", help="scored (like-probability, default) or paper (the paper's rule).")
+MODEL_DIR = typer.Argument(..., help="A model directory written by `recsys train`.")
 
 
+def _progress(quiet: bool):
+    """A callback printing each step with its elapsed time on stderr (silent with --quiet)."""
+    start = time.perf_counter()
+    if quiet:
+        return None
+
+    def say(message: str) -> None:
+        typer.secho(f"[{time.perf_counter() - start:6.1f}s] {message}", err=True, fg=typer.colors.BRIGHT_BLACK)
+
+    return say
+
+
+def _kinds(attributes: str) -> list[str]:
+    from .errors import ParameterError
+
+    kinds = [k.strip() for k in attributes.split(",") if k.strip()]
+    if not kinds:
+        raise ParameterError("--attributes is empty; give e.g. genre,director,writer,cast")
+    return kinds
+
+
+def _load_data(dataset, split, attributes, top_cast, home):
+    from ingest.datasets import load_movies
+
+    from .errors import ParameterError
+
+    kinds = _kinds(attributes)
+    if top_cast is not None and top_cast < 0:
+        raise ParameterError(f"--top-cast must be 0 (all) or more, got {top_cast}")
+    return load_movies(dataset, split, home, kinds, top_cast or None), kinds
+
+
+def _model_params(features, paper, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, seed, like):
+    from .errors import ParameterError
+    from .fit import FEATURES as KNOWN
+    from .fit import PAPER_PARAMS, RECOMMENDER_PARAMS
+
+    if features not in KNOWN:
+        raise ParameterError(f"--features must be one of {', '.join(KNOWN)}, got {features!r}")
+    params = dict(PAPER_PARAMS if paper else RECOMMENDER_PARAMS)
+    for key, value in (
+        ("n_bands", n_bands),
+        ("band_size", band_size),
+        ("min_rows", min_rows),
+        ("min_cols", min_cols),
+        ("min_density", min_density),
+        ("skip_covered", skip_covered),
+    ):
+        if value is not None:
+            params[key] = value
+    return dict(
+        like_threshold=like,
+        features="all" if paper else features,
+        like_params=params,
+        dislike_params=params,
+        random_state=seed,
+    )
+
+
+def _load_model(model_dir: Path):
+    from .store import load
+
+    return load(model_dir)
+
+
+# -- commands ---------------------------------------------------------------------------------
 @app.command()
 @user_errors
 def fetch(
@@ -84,8 +195,7 @@ def fetch(
     from ingest.datahome import fetch as do_fetch
 
     ds = dataset(name)
-    target = data_home(home) / ds.folder
-    already = (target / ds.marker).exists()
+    already = (data_home(home) / ds.folder / ds.marker).exists()
     path = do_fetch(name, home, progress=not quiet)
     if not quiet:
         typer.echo(f"{name}: {'already in' if already else 'fetched into'} {path}")
@@ -93,38 +203,20 @@ def fetch(
             typer.echo(ds.note)
 
 
-def _kinds(attributes: str) -> list[str]:
-    kinds = [k.strip() for k in attributes.split(",") if k.strip()]
-    if not kinds:
-        raise ValueError("--attributes is empty; give e.g. genre,director,writer,cast")
-    return kinds
-
-
-TOP_CAST_3 = typer.Option(3, "--top-cast", help="Keep the first N billed cast members (ml-100k); 0 keeps all.")
-ATTRIBUTES = typer.Option(
-    "genre,director,writer,cast",
-    "--attributes",
-    "-a",
-    help="Attribute kinds, comma separated (ml-100k: genre, director, writer, cast; "
-    "IMDb dumps: genre, actor, actress, director, writer).",
-)
-
-
 @app.command()
 @user_errors
 def relations(
-    dataset: str = typer.Option("ml-100k", "--dataset", "-d", help="ml-100k, ml-1m, ml-latest-small or ml-25m."),
-    split: str = typer.Option("u1", "--split", "-s", help="ml-100k: u1..u5, ua, ub; other releases: all."),
+    dataset: str = DATASET,
+    split: str = SPLIT,
     attributes: str = ATTRIBUTES,
-    top_cast: int = TOP_CAST_3,
-    threshold: float = typer.Option(2.0, "--threshold", help="A rating above it is a like."),
+    top_cast: int = TOP_CAST,
+    like_threshold: float = LIKE_THRESHOLD,
     home: Path = HOME,
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    as_json: bool = JSON,
 ) -> None:
     """Build the like/dislike user–attribute relations of a training split and summarise them."""
-
     data, kinds = _load_data(dataset, split, attributes, top_cast, home)
-    summary = data.relations(kinds, threshold).summary()
+    summary = data.relations(kinds, like_threshold).summary()
     summary = {"dataset": dataset, "split": split, "attribute_kinds": kinds, **summary}
     if data.links is not None:
         summary["items_linked_to_imdb"] = data.links.n_linked
@@ -150,66 +242,6 @@ def relations(
         typer.echo(f"  {data.links}")
 
 
-def _progress(quiet: bool):
-    """A callback printing each step with its elapsed time on stderr (silent with --quiet)."""
-    import time
-
-    start = time.perf_counter()
-    if quiet:
-        return None
-
-    def say(message: str) -> None:
-        typer.secho(f"[{time.perf_counter() - start:6.1f}s] {message}", err=True, fg=typer.colors.BRIGHT_BLACK)
-
-    return say
-
-
-def _parse_user(value: str):
-    """MovieLens ids are integers; other data sets may use strings."""
-    try:
-        return int(value)
-    except ValueError:
-        return value
-
-
-def _coclust_params(n_bands, band_size, min_rows, min_cols, min_density, skip_covered) -> dict:
-    from .model import DEFAULT_PARAMS
-
-    params = dict(DEFAULT_PARAMS)
-    for key, value in (
-        ("n_bands", n_bands),
-        ("band_size", band_size),
-        ("min_rows", min_rows),
-        ("min_cols", min_cols),
-        ("min_density", min_density),
-        ("skip_covered", skip_covered),
-    ):
-        if value is not None:
-            params[key] = value
-    return params
-
-
-DATASET = typer.Option("ml-100k", "--dataset", "-d", help="ml-100k, ml-1m, ml-latest-small or ml-25m.")
-SPLIT = typer.Option("u1", "--split", "-s", help="ml-100k: u1..u5, ua, ub; other releases: all.")
-N_BANDS = typer.Option(None, "--n-bands", help="HBLCoClust nhashes (default 5000, the paper's).")
-BAND_SIZE = typer.Option(None, "--band-size", help="HBLCoClust nkeys (default 4).")
-MIN_ROWS = typer.Option(None, "--min-rows", help="HBLCoClust minO (default 2).")
-MIN_COLS = typer.Option(None, "--min-cols", help="HBLCoClust minF (default 2).")
-MIN_DENSITY = typer.Option(None, "--min-density", help="HBLCoClust spthr (default 0.8).")
-SKIP_COVERED = typer.Option(None, "--skip-covered/--all-regions", help="Region heuristic (default: skip covered).")
-MODE = typer.Option("scored", "--mode", help="scored (default) or paper.")
-MODEL_DIR = typer.Argument(..., help="A model directory written by `recsys train`.")
-
-
-def _load_data(dataset, split, attributes, top_cast, home):
-    from ingest.datasets import load_movies
-
-    kinds = _kinds(attributes)
-    if top_cast is not None and top_cast < 0:
-        raise ValueError(f"--top-cast must be 0 (all) or more, got {top_cast}")
-    return load_movies(dataset, split, home, kinds, top_cast or None), kinds
-
-
 @app.command()
 @user_errors
 def train(
@@ -217,108 +249,121 @@ def train(
     dataset: str = DATASET,
     split: str = SPLIT,
     attributes: str = ATTRIBUTES,
-    top_cast: int = TOP_CAST_3,
-    mode: str = MODE,
-    fallback: str = typer.Option("none", "--fallback", help="none or svd: predict what the profiles miss."),
+    top_cast: int = TOP_CAST,
+    like_threshold: float = LIKE_THRESHOLD,
+    features: str = FEATURES,
+    paper: bool = PAPER,
     n_bands: int = N_BANDS,
     band_size: int = BAND_SIZE,
     min_rows: int = MIN_ROWS,
     min_cols: int = MIN_COLS,
     min_density: float = MIN_DENSITY,
     skip_covered: bool = SKIP_COVERED,
-    seed: int = typer.Option(0, "--seed", help="Random state."),
+    seed: int = SEED,
     home: Path = HOME,
     quiet: bool = QUIET,
 ) -> None:
-    """Fit the like/dislike profiles on a training split and save the model directory."""
+    """Fit the like/dislike profiles and the evidence weights on a training split; save the model."""
     from .model import ProfileRecommender
+    from .provenance import provenance
     from .store import fingerprint, save
 
-    if fallback not in ("none", "svd"):
-        raise ValueError(f"--fallback must be none or svd, got {fallback!r}")
     say = _progress(quiet)
     data, kinds = _load_data(dataset, split, attributes, top_cast, home)
-    params = _coclust_params(n_bands, band_size, min_rows, min_cols, min_density, skip_covered)
-    model = ProfileRecommender(
-        mode=mode,
-        like_params=params,
-        dislike_params=params,
-        fallback=None if fallback == "none" else fallback,
-        random_state=seed,
+    params = _model_params(
+        features, paper, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, seed, like_threshold
     )
-    model.fit(data.train, data.attributes, progress=say)
+    model = ProfileRecommender(**params).fit(data.train, data.attributes, data.items, progress=say)
     save(
         model,
         out,
-        fingerprint(data.train, data.attributes),
-        {"dataset": dataset, "split": split, "attribute_kinds": kinds, "top_cast": top_cast},
+        provenance(
+            dataset=dataset,
+            split=split,
+            attribute_kinds=kinds,
+            top_cast=top_cast,
+            data_fingerprint=fingerprint(data.train, data.attributes),
+        ),
     )
-    c = model.core_.counts
+    r = model.report_
     if not quiet:
         typer.echo(
-            f"trained in {model.timings_['total']:.1f} s: {c['like_coclusters']:,} like and "
-            f"{c['dislike_coclusters']:,} dislike co-clusters → {out}"
+            f"trained in {r['timings']['fit']:.1f} s: {r['like_coclusters']:,} like and "
+            f"{r['dislike_coclusters']:,} dislike co-clusters → {out}"
         )
 
 
-def _load_model(model_dir: Path):
-    from .store import load
-
-    return load(model_dir)
-
-
-def _fmt_matches(rows: list, limit: int = 8) -> str:
-    if not rows:
-        return "—"
-    shown = ", ".join(f"{r['attribute']} ({r['coclusters']})" for r in rows[:limit])
-    return shown + (f", … {len(rows) - limit} more" if len(rows) > limit else "")
+def _print_explanation(ex) -> None:
+    if ex.mode == "paper":
+        how = ex.threshold_rule
+    else:
+        how = (
+            f"like-probability {ex.score:.3f}; cut-off {ex.threshold:.3f} ({ex.threshold_rule})"
+            if ex.covered
+            else ex.reason
+        )
+    verdict = ex.prediction.upper() if ex.covered else f"NO PREDICTION ({ex.reason})"
+    typer.echo(f"user {ex.user}, {ex.item_name}: {verdict}")
+    if ex.covered:
+        typer.echo(f"  {how}")
+    if ex.lines:
+        typer.echo(f"  why (log-odds of like; the lines add up to {ex.logit:+.3f}):")
+        for line in ex.lines:
+            detail = f" — {line.detail}" if line.detail else ""
+            typer.echo(f"    {line.contribution:+.3f}  {line.text}{detail}")
+            for part in line.parts:
+                label = f"[{part['cocluster']}] " if part["cocluster"] else ""
+                typer.echo(f"             {part['contribution']:+.3f}  {label}{part['text']}")
+    for side in ("like", "dislike"):
+        rows = ex.profile_matches.get(side, [])
+        if rows or ex.mode == "paper":
+            shown = ", ".join(f"{r['attribute']} ({r['coclusters']})" for r in rows[:8]) or "—"
+            more = f", … {len(rows) - 8} more" if len(rows) > 8 else ""
+            typer.echo(f"  in your {side} profile (co-clusters holding it): {shown}{more}")
 
 
 @app.command()
 @user_errors
 def predict(
     model_dir: Path = MODEL_DIR,
-    user: str = typer.Argument(..., help="User id."),
-    item: str = typer.Argument(..., help="Movie id."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    user: str = typer.Argument(None, help="User id (omit with --pairs)."),
+    item: str = typer.Argument(None, help="Movie id (omit with --pairs)."),
+    mode: str = MODE,
+    threshold: float = typer.Option(
+        None, "--threshold", help="Like-probability cut-off (default: the model's, tuned on held-out ratings)."
+    ),
+    pairs: Path = typer.Option(
+        None, "--pairs", help="Score every user<TAB>item line of this file (header optional; extra fields ignored)."
+    ),
+    fmt: str = typer.Option("json", "--format", help="With --pairs: json or csv."),
+    out: Path = typer.Option(None, "--out", "-o", help="With --pairs: write here instead of stdout."),
+    as_json: bool = JSON,
 ) -> None:
-    """Predict whether USER likes ITEM, with the attributes and co-clusters behind it."""
-    model = _load_model(model_dir)
-    p = model.predict(_parse_user(user), _parse_user(item))
-    if as_json:
-        typer.echo(
-            json.dumps(
-                {
-                    "user": p.user,
-                    "item": p.item,
-                    "label": p.label,
-                    "score": p.score,
-                    "jaccard_like": p.jaccard_like,
-                    "jaccard_dislike": p.jaccard_dislike,
-                    "source": p.source,
-                    "evidence": p.evidence,
-                },
-                default=str,
-            )
-        )
-        return
-    if model.mode == "scored":
-        how = f"like probability {p.score:.3f}, decision threshold {model.decision_threshold_:.3f}"
-    else:
-        how = "the larger Jaccard similarity wins (paper)"
-    typer.echo(f"user {p.user}, movie {p.item}: {p.label.upper()}  ({how}; source {p.source})")
-    typer.echo(f"  Jaccard with like profile {p.jaccard_like:.3f}, with dislike profile {p.jaccard_dislike:.3f}")
-    ev = p.evidence
-    typer.echo(f"  matches your like profile:    {_fmt_matches(ev['like_matches'])}")
-    typer.echo(f"  matches your dislike profile: {_fmt_matches(ev['dislike_matches'])}")
-    if "contributions" in ev:
-        from .model import TERM_TEXT
+    """Predict whether USER likes ITEM, and why; or score every pair of a file with --pairs."""
+    from .errors import ParameterError
+    from .pairs import FORMATS, read_pairs, write_predictions
 
-        typer.echo("  evidence (contribution to the like score, log-odds):")
-        for k, v in sorted(ev["contributions"].items(), key=lambda kv: -abs(kv[1])):
-            typer.echo(f"    {v:+.2f}  {TERM_TEXT[k]}")
-        nb = ev["neighbours"]["like_coclusters"]
-        typer.echo(f"  users sharing your like co-clusters: {nb['liked']} liked it, {nb['disliked']} disliked it")
+    if pairs is not None:
+        if user is not None or item is not None:
+            raise ParameterError("give either USER ITEM or --pairs FILE, not both")
+        if fmt not in FORMATS:
+            raise ParameterError(f"--format must be json or csv, got {fmt!r}")
+        users, items = read_pairs(pairs)
+        model = _load_model(model_dir)
+        p = model.predict_many(users, items, mode=mode, threshold=threshold)
+        write_predictions(p.records(), out, fmt)
+        return
+    if user is None or item is None:
+        raise ParameterError("give USER and ITEM, or --pairs FILE")
+    model = _load_model(model_dir)
+    ex = model.predict(user, item, mode=mode, threshold=threshold)
+    if ex.reason in ("unknown user", "unknown item"):
+        what = user if ex.reason == "unknown user" else item
+        raise ParameterError(f"{ex.reason} {what}: not in the model's training data")
+    if as_json:
+        typer.echo(json.dumps(ex.to_dict(), default=str))
+        return
+    _print_explanation(ex)
 
 
 @app.command()
@@ -327,20 +372,28 @@ def recommend(
     model_dir: Path = MODEL_DIR,
     user: str = typer.Argument(..., help="User id."),
     n: int = typer.Option(10, "-n", help="How many movies."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    mode: str = MODE,
+    as_json: bool = JSON,
 ) -> None:
-    """Unrated movies that match USER's like profile most over the dislike profile, with reasons."""
+    """The movies USER has not rated that USER is most likely to pick and like, with reasons."""
     model = _load_model(model_dir)
-    top = model.recommend(_parse_user(user), n)
+    recs = model.recommend(user, n, mode=mode)
     if as_json:
-        typer.echo(json.dumps(top.to_dict("records"), default=str))
+        typer.echo(json.dumps(recs, default=str))
         return
-    if top.empty:
-        typer.echo(f"no covered movie to recommend to user {user}")
+    if not recs:
+        typer.echo(f"no movie to recommend to user {user}")
         return
-    for rank, row in enumerate(top.itertuples(index=False), start=1):
-        typer.echo(f"{rank:>2}. movie {row.item}  score {row.score:.3f}")
-        typer.echo(f"    because: {_fmt_matches(row.evidence['like_matches'], 6)}")
+    how = (
+        "score = like-probability × share of your co-cluster neighbours who liked it"
+        if mode == "scored"
+        else "score = J(like profile) − J(dislike profile) (the paper)"
+    )
+    typer.echo(f"top {len(recs)} for user {user} ({how}):")
+    for r in recs:
+        typer.echo(f"{r['rank']:>3}. {r['name']}  score {r['score']:.3f}")
+        for reason in r["reasons"]:
+            typer.echo(f"       · {reason}")
 
 
 @app.command()
@@ -349,25 +402,33 @@ def explain(
     model_dir: Path = MODEL_DIR,
     user: str = typer.Argument(..., help="User id."),
     limit: int = typer.Option(10, "--limit", help="Attributes shown per kind."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    as_json: bool = JSON,
 ) -> None:
-    """USER's like and dislike profiles, attributes grouped by kind."""
+    """USER's like and dislike profiles: attributes by kind, movies, and the largest co-clusters."""
     model = _load_model(model_dir)
-    prof = model.explain(_parse_user(user))
+    prof = model.explain(user)
     if as_json:
         typer.echo(json.dumps(prof, default=str))
         return
     typer.echo(
         f"user {prof['user']}: {prof['like_coclusters']:,} like and {prof['dislike_coclusters']:,} dislike co-clusters"
+        " (number in brackets: how many of them hold the attribute)"
     )
     for side in ("like", "dislike"):
         typer.echo(f"{side.upper()} profile:")
-        if not prof[side]:
+        if not prof[side] and not prof[f"{side}_movies"]:
             typer.echo("  (empty)")
+        movies = prof[f"{side}_movies"]
+        if movies:
+            shown = ", ".join(f"{m['name']} ({m['coclusters']})" for m in movies[:limit])
+            more = f", … {len(movies) - limit} more" if len(movies) > limit else ""
+            typer.echo(f"  movies [{len(movies)}]: {shown}{more}")
         for kind, values in prof[side].items():
             shown = ", ".join(f"{v['value']} ({v['coclusters']})" for v in values[:limit])
             more = f", … {len(values) - limit} more" if len(values) > limit else ""
             typer.echo(f"  {kind} [{len(values)}]: {shown}{more}")
+        for cc in prof[f"{side}_strongest"][:3]:
+            typer.echo(f"  co-cluster {cc['id']}: {cc['text']}")
 
 
 @app.command()
@@ -379,37 +440,15 @@ def export(
     quiet: bool = QUIET,
 ) -> None:
     """Write every user's like and dislike profile, with co-cluster support, to FILE."""
-    import os
-    import tempfile
+    from .errors import ParameterError
+    from .export import FORMATS, write_profiles
 
-    import pandas as pd
-
-    if fmt not in ("json", "csv"):
-        raise ValueError(f"--format must be json or csv, got {fmt!r}")
+    if fmt not in FORMATS:
+        raise ParameterError(f"--format must be json or csv, got {fmt!r}")
     model = _load_model(model_dir)
-    profiles = [model.explain(u) for u in model.core_.users]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            if fmt == "json":
-                json.dump({"model": str(model_dir), "profiles": profiles}, f, default=str)
-            else:
-                rows = [
-                    (p["user"], side, kind, v["value"], v["coclusters"])
-                    for p in profiles
-                    for side in ("like", "dislike")
-                    for kind, values in p[side].items()
-                    for v in values
-                ]
-                pd.DataFrame(rows, columns=["user", "profile", "kind", "value", "coclusters"]).to_csv(f, index=False)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    n = write_profiles(model, out, fmt, source=str(model_dir))
     if not quiet:
-        typer.echo(f"wrote {len(profiles):,} profiles to {out}")
+        typer.echo(f"wrote {n:,} profiles to {out}")
 
 
 @app.command()
@@ -418,65 +457,107 @@ def evaluate(
     dataset: str = DATASET,
     split: str = SPLIT,
     attributes: str = ATTRIBUTES,
-    top_cast: int = TOP_CAST_3,
+    top_cast: int = TOP_CAST,
+    like_threshold: float = LIKE_THRESHOLD,
+    features: str = FEATURES,
     n_bands: int = N_BANDS,
     band_size: int = BAND_SIZE,
     min_rows: int = MIN_ROWS,
     min_cols: int = MIN_COLS,
     min_density: float = MIN_DENSITY,
     skip_covered: bool = SKIP_COVERED,
-    seed: int = typer.Option(0, "--seed", help="Random state."),
+    seed: int = SEED,
+    topn: bool = typer.Option(True, "--topn/--no-topn", help="Also measure top-10 lists."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", help="Resamples for the confidence intervals (0: none)."),
+    paper_n_bands: int = typer.Option(5000, "--paper-n-bands", help="nhashes of the paper's rule (the paper: 5000)."),
     home: Path = HOME,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     quiet: bool = QUIET,
 ) -> None:
-    """Fit every method on a split and compare them on its test ratings."""
-    from .evaluation import METHODS
+    """Compare every method on a split under one protocol (cut-offs tuned alike), with ablations,
+    95 % bootstrap intervals and top-N lists."""
+    from .errors import ParameterError
     from .evaluation import evaluate as run_evaluation
-    from .model import ProfileRecommender
+    from .fit import PAPER_PARAMS
+    from .provenance import provenance
 
+    if bootstrap < 0:
+        raise ParameterError(f"--bootstrap must be 0 or more, got {bootstrap}")
+    if paper_n_bands < 1:
+        raise ParameterError(f"--paper-n-bands must be at least 1, got {paper_n_bands}")
     say = _progress(quiet)
     data, kinds = _load_data(dataset, split, attributes, top_cast, home)
     if data.test is None:
-        raise ValueError(f"{dataset} split {split!r} has no test ratings to evaluate on")
-    params = _coclust_params(n_bands, band_size, min_rows, min_cols, min_density, skip_covered)
-    model = ProfileRecommender(mode="scored", like_params=params, dislike_params=params, random_state=seed)
-    model.fit(data.train, data.attributes, progress=say)
-    res = run_evaluation(data.train, data.test, data.attributes, model=model, random_state=seed, progress=say)
-    rel = res["relations"]
-    keys = (
-        "coverage",
-        "accuracy_covered",
-        "accuracy_full",
-        "balanced_accuracy_full",
-        "dislike_recall_full",
-        "auc_full",
+        raise ParameterError(f"{dataset} split {split!r} has no test ratings to evaluate on")
+    params = _model_params(
+        features, False, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, seed, like_threshold
     )
+    res = run_evaluation(
+        data.train,
+        data.test,
+        data.attributes,
+        data.items,
+        like_threshold=like_threshold,
+        seed=seed,
+        profile_params=params,
+        paper_params={**PAPER_PARAMS, "n_bands": paper_n_bands},
+        with_topn=topn,
+        n_boot=bootstrap,
+        progress=say,
+    )
+    res = {
+        "dataset": dataset,
+        "split": split,
+        "attribute_kinds": kinds,
+        **res,
+        **provenance(),
+    }
     if as_json:
-        out = {
-            "dataset": dataset,
-            "split": split,
-            "n_test": int(len(data.test)),
-            "relations": {"users": rel["users"], "attributes": rel["attributes"], "relations": rel["relations"]},
-            "methods": {
-                m: {k: res["methods"][m][k] for k in (*keys, "dislike_precision_full", "accuracy_on_paper_covered")}
-                for m in METHODS
-            },
-            "model": res["model"],
-            "seconds": res["seconds"] + model.timings_.get("total", 0.0),
-        }
-        typer.echo(json.dumps(out, default=float))
+        typer.echo(json.dumps(res, default=_json_default))
         return
+    _print_evaluation(res)
+
+
+def _json_default(x):
+    import numpy as np
+
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return str(x)
+
+
+def _print_evaluation(res: dict) -> None:
     typer.echo(
-        f"{dataset} {split}: {len(data.test):,} test ratings, {(data.test['rating'] > 2).mean():.1%} likes; "
-        f"relations {rel['users']:,} users × {rel['attributes']:,} attributes, {rel['relations']:,} relations"
+        f"{res['dataset']} {res['split']}: {res['n_test']:,} test ratings, {res['like_share_test']:.1%} likes "
+        "(the always-like accuracy). Cut-offs: best balanced accuracy on a held-out 10% of training, every method."
     )
-    head = f"{'method':<14}" + "".join(f"{k.replace('_full', '').replace('_', ' '):>18}" for k in keys)
-    typer.echo(head)
-    for m in METHODS:
-        r = res["methods"][m]
-        typer.echo(f"{m:<14}" + "".join(f"{r[k]:>18.4f}" for k in keys))
-    typer.echo("(metrics without 'covered' count every test rating; an uncovered rating counts as wrong)")
+    cols = ("auc_full", "balanced_accuracy_full", "accuracy_full", "dislike_recall_full", "coverage", "threshold")
+    head = f"{'method':<22}" + "".join(f"{c.replace('_full', '').replace('_', ' '):>19}" for c in cols)
+    for title, group in (("methods", res["methods"]), ("ablations of profile", res["ablations"])):
+        typer.echo(f"\n{title}:")
+        typer.echo(head)
+        for name, r in group.items():
+            cells = "".join(f"{'—':>19}" if r[c] is None else f"{r[c]:>19.4f}" for c in cols)
+            typer.echo(f"{name:<22}{cells}")
+    if "ci" in res:
+        typer.echo("\nprofile minus each method, 95% paired bootstrap interval:")
+        for name, c in res["ci"]["versus"].items():
+            a, b = c["auc_diff_ci"], c["balanced_accuracy_diff_ci"]
+            typer.echo(
+                f"  {name:<20} AUC {c['auc_diff']:+.4f} [{a[0]:+.4f}, {a[1]:+.4f}]   "
+                f"balanced accuracy {c['balanced_accuracy_diff']:+.4f} [{b[0]:+.4f}, {b[1]:+.4f}]"
+            )
+    if "topn" in res:
+        t = res["topn"]
+        typer.echo(f"\ntop-{t['k']} ({t['relevant']} is relevant; {t['candidates']}):")
+        for name, r in t["methods"].items():
+            typer.echo(
+                f"  {name:<14} precision {r['precision@10']:.4f}  recall {r['recall@10']:.4f}  "
+                f"ndcg {r['ndcg@10']:.4f}  hit rate {r['hit_rate@10']:.4f}  coverage {r['catalogue_coverage']:.4f}"
+            )
+    typer.echo(f"\n{res['seconds']:.0f} s; commit {res['commit']}")
 
 
 def run() -> None:  # pragma: no cover - console entry point

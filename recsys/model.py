@@ -1,496 +1,446 @@
-"""ProfileRecommender: the paper's explainable like/dislike recommender, and a scored variant."""
+"""ProfileRecommender: like/dislike predictions from co-clusters, each with its reasons.
+
+Imports here are numpy-only at module level: a saved model predicts without loading pandas,
+scipy or numba (see :mod:`recsys._csr`).  Fitting imports what it needs.
+"""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-import scipy.sparse as sp
 
-from coclust import HBLCoClust
-from ingest.relations import build_relations
+from .errors import NotFittedError, ParameterError, UnknownIdError
+from .evidence import GROUPS, TERMS, compute_terms, fit_weights, paper_scores, terms_of
+from .neighbours import neighbour_share
 
-from ._logistic import best_balanced_threshold, fit_logistic
-from .baselines import fit_svd
-from .profiles import Profiles, base_attributes, jaccard, rowwise_dot
-
-PAPER_PARAMS = dict(n_bands=5000, band_size=4, min_rows=2, min_cols=2, max_feature_freq=1.0, min_density=0.8)
-# the like relation of MovieLens with minO = minF = 2 has millions of distinct regions: see HBLCoClust
-DEFAULT_PARAMS = dict(PAPER_PARAMS, skip_covered=True)
-TERMS = ("user_rate", "movie_rate", "like_neighbours", "dislike_neighbours", "profile_support", "jaccard")
-TERM_TEXT = {
-    "user_rate": "your share of likes",
-    "movie_rate": "the movie's share of likes",
-    "like_neighbours": "users who share your like co-clusters",
-    "dislike_neighbours": "users who share your dislike co-clusters",
-    "profile_support": "the movie's attributes in your like vs dislike co-clusters",
-    "jaccard": "Jaccard(like profile) - Jaccard(dislike profile)",
-}
-LIKE, DISLIKE, ABSTAIN = "like", "dislike", "abstain"
-
-
-def _logit(p):
-    p = np.clip(p, 1e-6, 1 - 1e-6)
-    return np.log(p / (1 - p))
+LIKE, DISLIKE, NONE = "like", "dislike", "none"
+MODES = ("scored", "paper")
 
 
 @dataclass
-class _Core:
-    """Everything learned from one set of training ratings."""
+class Predictions:
+    """Predictions for pairs, one entry per pair in the order asked.
 
-    users: pd.Index
-    items: pd.Index
-    attrs: np.ndarray
-    item_attrs: sp.csr_matrix  # items × base attributes (with movie:<id>)
-    profiles: Profiles
-    rated_like: sp.csr_matrix  # users × items, training likes
-    rated_dislike: sp.csr_matrix
-    like_rate: float
-    counts: dict = field(default_factory=dict)
+    ``score`` is the like-probability (``mode="scored"``) or the Jaccard difference
+    ``J(like profile) - J(dislike profile)`` (``mode="paper"``), NaN where not covered;
+    ``prediction`` is ``like``, ``dislike`` or ``none``; ``reason`` says why a pair is not covered
+    (``unknown user``, ``unknown item``, ``no rating of the item``, ``no profile match``).
+    """
 
-    # -- derived on demand ------------------------------------------------------------------
-    def neighbour_weights(self, side: str) -> sp.csr_matrix:
-        key = f"_w_{side}"
-        if key not in self.__dict__:
-            m = self.profiles.like_members if side == LIKE else self.profiles.dislike_members
-            w = (m @ m.T).tocsr()
-            w.setdiag(0)
-            w.eliminate_zeros()
-            w.data = np.log1p(w.data)
-            self.__dict__[key] = w
-        return self.__dict__[key]
+    user: np.ndarray
+    item: np.ndarray
+    score: np.ndarray
+    prediction: np.ndarray
+    covered: np.ndarray
+    reason: np.ndarray
 
-    def raters(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-        """Items × users: who liked and who disliked each item (transposed once, then kept)."""
-        if "_raters" not in self.__dict__:
-            self.__dict__["_raters"] = (self.rated_like.T.tocsr(), self.rated_dislike.T.tocsr())
-        return self.__dict__["_raters"]
+    def __len__(self) -> int:
+        return len(self.user)
 
-    def paper_profiles(self):
-        if "_paper" not in self.__dict__:
-            self.__dict__["_paper"] = self.profiles.paper_profiles()
-        return self.__dict__["_paper"]
-
-    # -- evidence terms ---------------------------------------------------------------------
-    def terms(self, u: np.ndarray, i: np.ndarray) -> dict[str, np.ndarray]:
-        """The evidence terms of pairs of known user ``u`` and known item ``i`` (indices)."""
-        n_like_u = np.asarray(self.rated_like.sum(axis=1)).ravel()[u]
-        n_dis_u = np.asarray(self.rated_dislike.sum(axis=1)).ravel()[u]
-        n_like_i = np.asarray(self.rated_like.sum(axis=0)).ravel()[i]
-        n_dis_i = np.asarray(self.rated_dislike.sum(axis=0)).ravel()[i]
-        p = self.like_rate
-        out = {
-            "user_rate": _logit((n_like_u + 2 * p) / (n_like_u + n_dis_u + 2)),
-            "movie_rate": _logit((n_like_i + 2 * p) / (n_like_i + n_dis_i + 2)),
-        }
-        liked_by, disliked_by = self.raters()
-        for side in (LIKE, DISLIKE):
-            w = self.neighbour_weights(side)
-            vy = rowwise_dot(w, liked_by, u, i)
-            vn = rowwise_dot(w, disliked_by, u, i)
-            out[f"{side}_neighbours"] = _logit((vy + 2 * p) / (vy + vn + 2))
-        ls = self.profiles.like_support
-        ds = self.profiles.dislike_support
-        nl = np.maximum(np.asarray(self.profiles.like_members.sum(axis=1)).ravel()[u], 1)
-        nd = np.maximum(np.asarray(self.profiles.dislike_members.sum(axis=1)).ravel()[u], 1)
-        sl = rowwise_dot(ls, self.item_attrs, u, i) / nl
-        sd = rowwise_dot(ds, self.item_attrs, u, i) / nd
-        out["profile_support"] = np.log((sl + 1e-3) / (sd + 1e-3))
-        like_p, dis_p = self.paper_profiles()
-        out["jl"] = jaccard(like_p, self.item_attrs, u, i)
-        out["jd"] = jaccard(dis_p, self.item_attrs, u, i)
-        out["jaccard"] = out["jl"] - out["jd"]
-        out["support_like"] = sl
-        out["support_dislike"] = sd
+    def records(self) -> list[dict]:
+        out = []
+        for t in range(len(self)):
+            s = float(self.score[t])
+            out.append(
+                {
+                    "user": _plain(self.user[t]),
+                    "item": _plain(self.item[t]),
+                    "score": None if np.isnan(s) else s,
+                    "prediction": str(self.prediction[t]),
+                    "covered": bool(self.covered[t]),
+                    "reason": str(self.reason[t]),
+                }
+            )
         return out
+
+    def to_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "user": self.user,
+                "item": self.item,
+                "score": self.score,
+                "prediction": self.prediction,
+                "covered": self.covered,
+                "reason": self.reason,
+            }
+        )
+
+
+def _plain(x):
+    return x.item() if isinstance(x, np.generic) else x
 
 
 class ProfileRecommender:
     """Explainable like/dislike recommender from co-clusters (de França, 2016, § recommender).
 
+    Co-clusters of the like relation (users × liked movies) and of the dislike relation are found
+    with :class:`coclust.HBLCoClust`.  Two predictions are available on one fitted model:
+
+    ``mode="paper"``
+        the paper's rule: the user's like profile (the features of the like co-clusters the user
+        belongs to) and dislike profile, minus their intersection; the larger Jaccard similarity
+        of the movie's attributes with the two profiles wins; no match abstains.
+    ``mode="scored"`` (default)
+        a like-probability from the evidence of :mod:`recsys.evidence`: the user's and the movie's
+        share of likes, the rating baseline, and the rating residuals of the users who share the
+        user's co-clusters and of the movies that share the movie's co-clusters.  The weights are
+        a logistic regression fitted on a held-out ``validation_fraction`` of the training
+        ratings (the co-clusters then come from the rest), after which the profiles are refitted
+        on all training ratings.
+
     Parameters
     ----------
-    mode : {"scored", "paper"}, default="scored"
-        ``paper``: exactly the paper's rule — the larger of the Jaccard similarities between the
-        movie's attributes and the user's like and dislike profiles wins; no match abstains.
-        ``scored``: a like-probability from the same profile evidence (see :attr:`TERMS`): the
-        user's and the movie's share of likes, the votes of the users sharing the user's like
-        and dislike co-clusters, the co-cluster support of the movie's attributes, and the
-        Jaccard difference, weighted by a logistic regression; the weights and the decision
-        threshold (best balanced accuracy) are chosen on a held-out ``validation_fraction`` of
-        the training ratings, then the model is refitted on all of them.
-    like_params, dislike_params : dict, optional
-        :class:`~coclust.HBLCoClust` parameters for the like (Y) and dislike (N) relations.
-        Default: the paper's MovieLens parameters (nhashes 5000, nkeys 4, minO 2, minF 2, thr 0,
-        spthr 0.8) with ``skip_covered=True``.
-    threshold : float, default=2.0
+    like_threshold : float, default=2.0
         A rating above it is a like (the paper's rule).
-    fallback : {None, "svd"}, default=None
-        Predict the pairs the profiles do not cover with ``surprise.SVD`` (flagged ``fallback``).
+    features : {"movies", "all", "attributes"}, default="movies"
+        What is co-clustered: the users × movies relation, each co-cluster then taking the
+        attributes of its movies that most of its users like (``movies``); every feature together
+        as in the paper (``all``); the attribute features only (``attributes``).
+        See :mod:`recsys.fit`.
+    like_params, dislike_params : dict, optional
+        :class:`coclust.HBLCoClust` parameters; default :data:`recsys.fit.RECOMMENDER_PARAMS`
+        (:data:`recsys.fit.PAPER_PARAMS` are the paper's).
+    evidence : tuple of str, default: all of :data:`recsys.evidence.GROUPS`
+        Evidence groups the scored mode uses (ablations remove some).
+    n_neighbours : int, default=200
+        Neighbours kept per user and per movie.
+    n_votes : int, default=40
+        Neighbours whose residuals vote on one pair.
+    shrinkage : float, default=1.0
+        Added to the similarity mass of a vote: few or weak neighbours vote towards 0.
+    neighbours : {"coclusters", "ratings"}, default="coclusters"
+        ``ratings`` takes the neighbourhoods from plain co-ratings instead of the co-clusters: a
+        control for the ablations, whose votes no co-cluster explains.
     validation_fraction : float, default=0.1
     random_state : int, default=0
 
     Attributes
     ----------
-    relations_summary_ : dict
-        Counts of the training relations.
-    n_like_coclusters_, n_dislike_coclusters_ : int
-    weights_ : dict
-        Logistic weight of each evidence term (``scored``), ``intercept_`` and ``decision_threshold_``.
-    timings_ : dict
+    profiles_ : FittedProfiles
+        What was learned from all training ratings.
+    weights_ : Weights
+        The logistic weights, the terms' means and the decision threshold (best balanced accuracy
+        on the held-out ratings).
+    report_ : dict
+        Co-cluster and relation counts, step timings.
+    validation_terms_ : dict
+        The held-out terms and labels the weights were fitted on (kept for ablations).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 11, 10, 11, 10, 11],
+    ...                         "rating": [5, 1, 4, 2, 5, 1]})
+    >>> model = ProfileRecommender(validation_fraction=0.3, random_state=1).fit(ratings)
+    >>> model.predict(1, 10).prediction
+    'like'
     """
 
     def __init__(
         self,
-        mode: str = "scored",
+        like_threshold: float = 2.0,
+        features: str = "movies",
         like_params: dict | None = None,
         dislike_params: dict | None = None,
-        threshold: float = 2.0,
-        fallback: str | None = None,
+        evidence: tuple = GROUPS,
+        n_neighbours: int = 200,
+        n_votes: int = 40,
+        shrinkage: float = 1.0,
+        neighbours: str = "coclusters",
         validation_fraction: float = 0.1,
         random_state: int = 0,
     ):
-        self.mode = mode
+        self.like_threshold = like_threshold
+        self.features = features
         self.like_params = like_params
         self.dislike_params = dislike_params
-        self.threshold = threshold
-        self.fallback = fallback
+        self.evidence = evidence
+        self.n_neighbours = n_neighbours
+        self.n_votes = n_votes
+        self.shrinkage = shrinkage
+        self.neighbours = neighbours
         self.validation_fraction = validation_fraction
         self.random_state = random_state
 
-    def get_params(self) -> dict:
-        return {
-            k: getattr(self, k)
-            for k in (
-                "mode",
-                "like_params",
-                "dislike_params",
-                "threshold",
-                "fallback",
-                "validation_fraction",
-                "random_state",
-            )
-        }
+    _PARAMS = (
+        "like_threshold", "features", "like_params", "dislike_params", "evidence", "n_neighbours", "n_votes",
+        "shrinkage", "neighbours", "validation_fraction", "random_state",
+    )  # fmt: skip
 
-    def _validate(self) -> None:
-        if self.mode not in ("scored", "paper"):
-            raise ValueError(f"mode must be 'scored' or 'paper', got {self.mode!r}")
-        if self.fallback not in (None, "svd"):
-            raise ValueError(f"fallback must be None or 'svd', got {self.fallback!r}")
-        if not 0 < float(self.validation_fraction) < 0.5:
-            raise ValueError(f"validation_fraction must be in (0, 0.5), got {self.validation_fraction!r}")
-        for name in ("like_params", "dislike_params"):
-            p = getattr(self, name)
-            if p is not None and not isinstance(p, dict):
-                raise ValueError(f"{name} must be a dict of HBLCoClust parameters, got {p!r}")
+    def get_params(self, deep: bool = True) -> dict:
+        return {k: getattr(self, k) for k in self._PARAMS}
 
-    # -- fitting ------------------------------------------------------------------------------
-    def fit(self, ratings: pd.DataFrame, item_attributes: pd.DataFrame, progress=None) -> ProfileRecommender:
-        """Learn profiles from training ``ratings`` (user, item, rating) and ``item_attributes``
-        (item, kind, value).  ``progress(message)`` is called between steps if given."""
-        self._validate()
-        for name, df, cols in (
-            ("ratings", ratings, {"user", "item", "rating"}),
-            ("item_attributes", item_attributes, {"item", "kind", "value"}),
-        ):
-            if not isinstance(df, pd.DataFrame) or not cols <= set(df.columns):
-                raise ValueError(f"{name} must be a DataFrame with columns {sorted(cols)}")
-        if len(ratings) == 0:
-            raise ValueError("ratings is empty")
-        say = progress or (lambda msg: None)
-        t0 = time.perf_counter()
-        self.timings_ = {}
-        self.item_attributes_ = item_attributes[["item", "kind", "value"]].drop_duplicates().reset_index(drop=True)
-        if self.mode == "scored":
-            rng = np.random.default_rng(self.random_state)
-            held = rng.random(len(ratings)) < self.validation_fraction
-            say(f"validation fit on {int((~held).sum()):,} ratings")
-            core = self._fit_core(ratings[~held], say)
-            val = ratings[held]
-            u = core.users.get_indexer(val["user"])
-            i = core.items.get_indexer(val["item"])
-            ok = (u >= 0) & (i >= 0)
-            terms = core.terms(u[ok], i[ok])
-            X = np.column_stack([terms[t] for t in TERMS])
-            y = val["rating"].to_numpy()[ok] > self.threshold
-            coef, intercept = fit_logistic(X, y)
-            self.weights_ = dict(zip(TERMS, map(float, coef), strict=True))
-            self.intercept_ = intercept
-            self.term_means_ = dict(zip(TERMS, map(float, X.mean(axis=0)), strict=True))
-            score = 1 / (1 + np.exp(-(X @ coef + intercept)))
-            self.decision_threshold_ = best_balanced_threshold(score, y)
-            self.validation_ = {"ratings": int(held.sum()), "scored": int(ok.sum())}
-            self.timings_["validation"] = time.perf_counter() - t0
-        say(f"fit on {len(ratings):,} ratings")
-        self.core_ = self._fit_core(ratings, say)
-        if self.fallback == "svd":
-            say("fallback SVD")
-            self.svd_ = fit_svd(ratings, random_state=self.random_state)
-        self.timings_["total"] = time.perf_counter() - t0
+    def set_params(self, **params) -> ProfileRecommender:
+        for k, v in params.items():
+            if k not in self._PARAMS:
+                raise ParameterError(f"invalid parameter {k!r}; valid: {', '.join(self._PARAMS)}")
+            setattr(self, k, v)
         return self
 
-    def _fit_core(self, ratings: pd.DataFrame, say) -> _Core:
-        t = time.perf_counter()
-        rel = build_relations(ratings, self.item_attributes_, threshold=self.threshold)
-        self.relations_summary_ = rel.summary()
-        base = base_attributes(rel.features)
-        movie_attrs = pd.DataFrame(
-            {
-                "item": self.item_attributes_["item"],
-                "base": self.item_attributes_["kind"] + ":" + self.item_attributes_["value"],
-            }
+    def __repr__(self) -> str:
+        default = ProfileRecommender()
+        changed = [f"{k}={getattr(self, k)!r}" for k in self._PARAMS if getattr(self, k) != getattr(default, k)]
+        return f"ProfileRecommender({', '.join(changed)})"
+
+    def _validate(self) -> None:
+        from .fit import FEATURES, NEIGHBOURS
+
+        if self.neighbours not in NEIGHBOURS:
+            raise ParameterError(f"neighbours must be one of {', '.join(NEIGHBOURS)}, got {self.neighbours!r}")
+        if not isinstance(self.like_threshold, (int, float)) or not np.isfinite(self.like_threshold):
+            raise ParameterError(f"like_threshold must be a finite number, got {self.like_threshold!r}")
+        if self.features not in FEATURES:
+            raise ParameterError(f"features must be one of {', '.join(FEATURES)}, got {self.features!r}")
+        unknown = set(self.evidence) - set(GROUPS)
+        if unknown or isinstance(self.evidence, str):
+            raise ParameterError(f"evidence must be groups among {', '.join(GROUPS)}, got {self.evidence!r}")
+        for name in ("n_neighbours", "n_votes"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ParameterError(f"{name} must be a positive integer, got {v!r}")
+        if not isinstance(self.shrinkage, (int, float)) or self.shrinkage < 0:
+            raise ParameterError(f"shrinkage must be a number >= 0, got {self.shrinkage!r}")
+        if not isinstance(self.validation_fraction, (int, float)) or not 0 < self.validation_fraction < 0.5:
+            raise ParameterError(f"validation_fraction must be in (0, 0.5), got {self.validation_fraction!r}")
+        from coclust import HBLCoClust
+
+        for name in ("like_params", "dislike_params"):
+            p = getattr(self, name)
+            if p is None:
+                continue
+            if not isinstance(p, dict):
+                raise ParameterError(f"{name} must be a dict of HBLCoClust parameters, got {p!r}")
+            try:
+                HBLCoClust(**p)._validate_params()
+            except (TypeError, ValueError) as exc:
+                raise ParameterError(f"{name}: {exc}") from None
+
+    @property
+    def terms(self) -> list[str]:
+        """The evidence terms of the scored mode."""
+        return terms_of(self.evidence)
+
+    # -- fitting ------------------------------------------------------------------------------
+    def fit(self, ratings, item_attributes=None, items=None, progress=None, scored: bool = True) -> ProfileRecommender:
+        """Learn profiles and evidence weights from training ``ratings`` (``user, item, rating``).
+
+        Parameters
+        ----------
+        ratings : DataFrame, or a ``surprise.Trainset`` / ``surprise.Dataset``
+        item_attributes : DataFrame with columns ``item, kind, value``, optional
+        items : DataFrame with columns ``item, title``, optional
+            Titles to show in explanations.
+        progress : callable, optional
+            Called with a message between steps.
+        scored : bool, default=True
+            Also fit the evidence weights of the scored mode.  ``False`` fits the profiles of all
+            ratings once, enough for ``mode="paper"`` (half the work).
+        """
+        from .fit import fit_profiles, holdout_mask
+
+        self._validate()
+        ratings = as_ratings_frame(ratings)
+        say = progress or (lambda message: None)
+        t0 = time.perf_counter()
+        kwargs = dict(
+            like_threshold=float(self.like_threshold),
+            features=self.features,
+            like_params=self.like_params,
+            dislike_params=self.dislike_params,
+            n_neighbours=int(self.n_neighbours),
+            neighbours=self.neighbours,
+            random_state=self.random_state,
         )
-        all_items = np.union1d(ratings["item"].unique(), self.item_attributes_["item"].unique())
-        movie_attrs = pd.concat(
-            [movie_attrs, pd.DataFrame({"item": all_items, "base": "movie:" + pd.Series(all_items).astype(str)})]
-        )
-        attrs = np.asarray(pd.unique(np.concatenate([base, movie_attrs["base"].to_numpy(dtype=object)])), dtype=object)
-        attr_index = pd.Index(attrs)
-        items = pd.Index(all_items)
-        ia = sp.csr_matrix(
-            (
-                np.ones(len(movie_attrs), dtype=np.float32),
-                (items.get_indexer(movie_attrs["item"]), attr_index.get_indexer(movie_attrs["base"])),
-            ),
-            shape=(len(items), len(attrs)),
-        )
-        ia.sum_duplicates()
-        ia.data[:] = 1
-        pol = rel.feature_info()["polarity"].to_numpy()
-        users = pd.Index(rel.objects)
-        ccs = {}
-        for side, flag, params in ((LIKE, "Y", self.like_params), (DISLIKE, "N", self.dislike_params)):
-            cols = np.flatnonzero(pol == flag)
-            X = rel.matrix[:, cols].tocsr()
-            say(f"co-clustering the {side} relation ({X.nnz:,} relations)")
-            ts = time.perf_counter()
-            model = HBLCoClust(random_state=self.random_state, **(params or DEFAULT_PARAMS)).fit(X)
-            col_map = attr_index.get_indexer(base[cols])
-            ccs[side] = (model.coclusters_, col_map, model)
-            self.timings_[f"cocluster_{side}"] = time.perf_counter() - ts
-        profiles = Profiles.build(ccs[LIKE][0], ccs[LIKE][1], ccs[DISLIKE][0], ccs[DISLIKE][1], len(users), len(attrs))
-        u = users.get_indexer(ratings["user"])
-        i = items.get_indexer(ratings["item"])
-        like = ratings["rating"].to_numpy() > self.threshold
-        shape = (len(users), len(items))
-        rated_like = sp.csr_matrix((np.ones(like.sum(), np.float32), (u[like], i[like])), shape=shape)
-        rated_dis = sp.csr_matrix((np.ones((~like).sum(), np.float32), (u[~like], i[~like])), shape=shape)
-        self.timings_["core"] = time.perf_counter() - t
-        counts = {
-            "like_coclusters": len(ccs[LIKE][0]),
-            "dislike_coclusters": len(ccs[DISLIKE][0]),
-            "like_seeds": ccs[LIKE][2].n_seeds_,
-            "dislike_seeds": ccs[DISLIKE][2].n_seeds_,
-            "like_regions": ccs[LIKE][2].n_regions_,
-            "dislike_regions": ccs[DISLIKE][2].n_regions_,
-            "like_concepts": ccs[LIKE][2].n_concepts_,
-            "dislike_concepts": ccs[DISLIKE][2].n_concepts_,
-        }
-        return _Core(users, items, attrs, ia, profiles, rated_like, rated_dis, float(like.mean()), counts)
+        if not scored:
+            self.profiles_, self.report_ = fit_profiles(ratings, item_attributes, items, progress=say, **kwargs)
+            self.report_["timings"]["fit"] = time.perf_counter() - t0
+            return self
+        held = holdout_mask(ratings, self.validation_fraction, self.random_state)
+        say(f"validation: profiles of {int((~held).sum()):,} ratings, weights on {int(held.sum()):,}")
+        inner, _ = fit_profiles(ratings[~held], item_attributes, items, progress=say, **kwargs)
+        val = ratings[held]
+        u, i = inner.user_index(val["user"].to_numpy()), inner.item_index(val["item"].to_numpy())
+        ok = (u >= 0) & (i >= 0)
+        all_terms = [t.name for t in TERMS]
+        terms = compute_terms(inner, u[ok], i[ok], all_terms, self.n_votes, self.shrinkage)
+        y = val["rating"].to_numpy(dtype=np.float64)[ok] > self.like_threshold
+        self.validation_terms_ = {"terms": terms, "y": y}
+        self.weights_ = fit_weights(terms, y, self.terms)
+        t_val = time.perf_counter() - t0
+        say(f"profiles of all {len(ratings):,} ratings")
+        self.profiles_, self.report_ = fit_profiles(ratings, item_attributes, items, progress=say, **kwargs)
+        self.report_["timings"]["validation"] = t_val
+        self.report_["timings"]["fit"] = time.perf_counter() - t0
+        self.report_["validation"] = {"held_out": int(held.sum()), "scored": int(ok.sum())}
+        return self
+
+    def with_evidence(self, evidence) -> ProfileRecommender:
+        """This fitted model with only the evidence groups ``evidence``: the same profiles, the
+        weights refitted on the same held-out ratings (an ablation)."""
+        self._check_fitted()
+        if not hasattr(self, "validation_terms_"):
+            raise NotFittedError("with_evidence needs the held-out terms of fit (a loaded model has none)")
+        other = ProfileRecommender(**{**self.get_params(), "evidence": tuple(evidence)})
+        other._validate()
+        other.profiles_ = self.profiles_
+        other.report_ = self.report_
+        other.validation_terms_ = self.validation_terms_
+        v = self.validation_terms_
+        other.weights_ = fit_weights(v["terms"], v["y"], other.terms)
+        return other
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "profiles_"):
+            raise NotFittedError("this ProfileRecommender is not fitted yet; call fit first")
 
     # -- prediction ---------------------------------------------------------------------------
-    def _check_fitted(self):
-        if not hasattr(self, "core_"):
-            raise AttributeError("this ProfileRecommender is not fitted yet; call fit first")
+    def _check_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ParameterError(f"mode must be 'scored' or 'paper', got {mode!r}")
 
-    def predict_many(self, users, items) -> pd.DataFrame:
-        """Predictions for pairs: ``label`` (like / dislike / abstain), ``score`` (like
-        probability, scored mode; Jaccard difference, paper mode), ``jaccard_like``,
-        ``jaccard_dislike``, ``covered`` and ``source`` (profile / fallback / none)."""
+    def _check_scored(self) -> None:
+        if not hasattr(self, "weights_"):
+            raise NotFittedError("this model was fitted for the paper's rule only (scored=False); use mode='paper'")
+
+    def scored_terms(self, u: np.ndarray, i: np.ndarray) -> dict[str, np.ndarray]:
+        """The scored mode's terms for known user and item indices."""
+        self._check_scored()
+        return compute_terms(self.profiles_, u, i, self.weights_.names, self.n_votes, self.shrinkage)
+
+    def predict_many(self, users, items, mode: str = "scored", threshold: float | None = None) -> Predictions:
+        """Predictions for the pairs ``(users[t], items[t])``; unknown ids are flagged, never fatal.
+
+        ``threshold`` overrides the like-probability cut-off of the scored mode (default: the one
+        fitted, ``weights_.threshold``).
+        """
         self._check_fitted()
-        core = self.core_
-        users = np.asarray(users)
-        items = np.asarray(items)
+        self._check_mode(mode)
+        if mode == "scored":
+            self._check_scored()
+        fp = self.profiles_
+        users = np.asarray(users, dtype=object) if not isinstance(users, np.ndarray) else users
+        items = np.asarray(items, dtype=object) if not isinstance(items, np.ndarray) else items
         if users.shape != items.shape:
-            raise ValueError("users and items must have the same length")
-        u = core.users.get_indexer(users)
-        i = core.items.get_indexer(items)
-        known = (u >= 0) & (i >= 0)
-        out = pd.DataFrame(
-            {
-                "user": users,
-                "item": items,
-                "label": ABSTAIN,
-                "score": np.nan,
-                "jaccard_like": 0.0,
-                "jaccard_dislike": 0.0,
-                "covered": False,
-                "source": "none",
-            }
-        )
-        if known.any():
-            t = core.terms(u[known], i[known])
-            jl, jd = t["jl"], t["jd"]
-            out.loc[known, "jaccard_like"] = jl
-            out.loc[known, "jaccard_dislike"] = jd
-            if self.mode == "paper":
-                cov = (jl + jd) > 0
-                score = jl - jd
-                label = np.where(jl >= jd, LIKE, DISLIKE)  # ties go to like, the majority class
-            else:
-                X = np.column_stack([t[k] for k in TERMS])
-                score = 1 / (1 + np.exp(-(X @ np.array([self.weights_[k] for k in TERMS]) + self.intercept_)))
-                # covered: the profiles hold evidence about this movie for this user
-                cov = (t["support_like"] + t["support_dislike"] + jl + jd) > 0
-                label = np.where(score >= self.decision_threshold_, LIKE, DISLIKE)
-            idx = np.flatnonzero(known)
-            out.loc[idx, "score"] = score
-            out.loc[idx[cov], "label"] = label[cov]
-            out.loc[idx[cov], "covered"] = True
-            out.loc[idx[cov], "source"] = "profile"
-        if self.fallback == "svd" and hasattr(self, "svd_"):
-            rest = ~out["covered"].to_numpy()
-            if rest.any():
-                est, _ = self.svd_.predict(users[rest], items[rest])
-                out.loc[rest, "label"] = np.where(est > self.threshold, LIKE, DISLIKE)
-                out.loc[rest, "source"] = "fallback"
-                out.loc[rest, "fallback_rating"] = est
-        return out
+            raise ParameterError(f"users and items must have the same length, got {len(users)} and {len(items)}")
+        n = len(users)
+        u, i = fp.user_index(users), fp.item_index(items)
+        rated = np.zeros(n, dtype=bool)
+        ok = (u >= 0) & (i >= 0)
+        rated[ok] = (fp.item_counts[0] + fp.item_counts[1])[i[ok]] > 0
+        reason = np.full(n, "", dtype=object)
+        reason[i < 0] = "unknown item"
+        reason[u < 0] = "unknown user"
+        score = np.full(n, np.nan)
+        prediction = np.full(n, NONE, dtype=object)
+        covered = np.zeros(n, dtype=bool)
+        if mode == "paper":
+            idx = np.flatnonzero(ok)
+            jl, jd = paper_scores(fp, u[idx], i[idx])
+            cov = (jl + jd) > 0
+            score[idx[cov]] = (jl - jd)[cov]
+            prediction[idx[cov]] = np.where(jl >= jd, LIKE, DISLIKE)[cov]  # ties go to like, the majority
+            covered[idx[cov]] = True
+            reason[idx[~cov]] = "no profile match"
+        else:
+            reason[ok & ~rated] = "no rating of the item"
+            idx = np.flatnonzero(rated)
+            p = self.weights_.probability(self.scored_terms(u[idx], i[idx])) if len(idx) else np.zeros(0)
+            cut = self.weights_.threshold if threshold is None else float(threshold)
+            score[idx] = p
+            prediction[idx] = np.where(p >= cut, LIKE, DISLIKE)
+            covered[idx] = True
+        return Predictions(users, items, score, prediction.astype(str), covered, reason.astype(str))
 
-    def predict(self, user, item) -> Prediction:
-        """One prediction with its full evidence (see :class:`Prediction`)."""
+    def predict(self, user, item, mode: str = "scored", threshold: float | None = None):
+        """One prediction with its explanation (:class:`recsys.explain.Explanation`)."""
+        from .explain import explain_prediction
+
+        p = self.predict_many(np.array([user], dtype=object), np.array([item], dtype=object), mode, threshold)
+        return explain_prediction(self, p, mode, threshold)
+
+    def recommend(self, user, n: int = 10, mode: str = "scored", exclude_rated: bool = True):
+        """The ``n`` best movies the user has not rated, each with its reasons.
+
+        Scored mode ranks by ``P(like) × neighbour share``: the like-probability times the
+        similarity-weighted share of the user's like-co-cluster neighbours who liked the movie
+        (how likely the user is to pick the movie at all).  Paper mode ranks the movies the
+        profiles cover by ``J(like) - J(dislike)``.
+        """
+        from .explain import explain_recommendations
+
         self._check_fitted()
-        core = self.core_
-        if core.users.get_indexer([user])[0] < 0:
-            raise KeyError(f"unknown user {user!r}: not in the training ratings")
-        if core.items.get_indexer([item])[0] < 0:
-            raise KeyError(f"unknown item {item!r}: no rating and no attribute in the training data")
-        row = self.predict_many([user], [item]).iloc[0]
-        return Prediction(
-            user,
-            item,
-            row["label"],
-            float(row["score"]),
-            float(row["jaccard_like"]),
-            float(row["jaccard_dislike"]),
-            row["source"],
-            self._evidence(user, item),
-        )
-
-    def _evidence(self, user, item) -> dict:
-        core = self.core_
-        u = int(core.users.get_indexer([user])[0])
-        i = int(core.items.get_indexer([item])[0])
-        attrs = core.item_attrs[i].indices
-        like_p, dis_p = core.paper_profiles()
-        ev = {}
-        for side, prof, support, members, feats in (
-            (LIKE, like_p, core.profiles.like_support, core.profiles.like_members, core.profiles.like_features),
-            (
-                DISLIKE,
-                dis_p,
-                core.profiles.dislike_support,
-                core.profiles.dislike_members,
-                core.profiles.dislike_features,
-            ),
-        ):
-            matched = np.intersect1d(attrs, prof[u].indices)
-            sup = np.asarray(support[u, matched].todense()).ravel() if len(matched) else np.zeros(0)
-            mine = members[u].indices
-            rows = []
-            for a, s in sorted(zip(matched, sup, strict=True), key=lambda x: -x[1]):
-                ccs = mine[np.asarray(feats[mine][:, a].todense()).ravel() > 0] if len(mine) else mine
-                rows.append(
-                    {"attribute": str(core.attrs[a]), "coclusters": int(s), "example_coclusters": ccs[:5].tolist()}
-                )
-            ev[f"{side}_matches"] = rows
-        if self.mode == "scored":
-            t = core.terms(np.array([u]), np.array([i]))
-            ev["contributions"] = {k: float(self.weights_[k] * (t[k][0] - self.term_means_[k])) for k in TERMS}
-            w_l = core.neighbour_weights(LIKE)[u]
-            liked = core.rated_like[:, i].toarray().ravel()
-            disliked = core.rated_dislike[:, i].toarray().ravel()
-            ev["neighbours"] = {
-                "like_coclusters": {
-                    "liked": int((liked[w_l.indices] > 0).sum()),
-                    "disliked": int((disliked[w_l.indices] > 0).sum()),
-                },
-            }
-            w_d = core.neighbour_weights(DISLIKE)[u]
-            ev["neighbours"]["dislike_coclusters"] = {
-                "liked": int((liked[w_d.indices] > 0).sum()),
-                "disliked": int((disliked[w_d.indices] > 0).sum()),
-            }
-            n_l = core.rated_like[u].nnz
-            n_d = core.rated_dislike[u].nnz
-            ev["user_rate"] = {"liked": int(n_l), "disliked": int(n_d)}
-            ev["movie_rate"] = {"liked": int(core.rated_like[:, i].nnz), "disliked": int(core.rated_dislike[:, i].nnz)}
-        return ev
-
-    def recommend(self, user, n: int = 10, exclude_rated: bool = True) -> pd.DataFrame:
-        """The ``n`` movies that match the user's like profile most over the dislike profile."""
-        self._check_fitted()
-        core = self.core_
-        u = core.users.get_indexer([user])[0]
+        self._check_mode(mode)
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ParameterError(f"n must be a positive integer, got {n!r}")
+        fp = self.profiles_
+        u = int(fp.user_index([user])[0])
         if u < 0:
-            raise KeyError(f"unknown user {user!r}: not in the training ratings")
-        if n < 1:
-            raise ValueError(f"n must be at least 1, got {n}")
-        cand = np.arange(len(core.items))
+            raise UnknownIdError(f"unknown user {user!r}: not in the training ratings")
+        cand = np.arange(fp.n_items)
         if exclude_rated:
-            rated = np.union1d(core.rated_like[u].indices, core.rated_dislike[u].indices)
-            cand = np.setdiff1d(cand, rated)
-        pred = self.predict_many(np.full(len(cand), user, dtype=object), core.items[cand].to_numpy())
-        pred = pred[pred["covered"]]
-        key = pred["score"] if self.mode == "scored" else pred["jaccard_like"] - pred["jaccard_dislike"]
-        top = pred.assign(_k=key).sort_values(["_k", "item"], ascending=[False, True]).head(n).drop(columns="_k")
-        top = top.reset_index(drop=True)
-        top["evidence"] = [self._evidence(user, it) for it in top["item"]]
-        return top
+            cand = np.setdiff1d(cand, fp.ratings.row(u))
+        ranking = self.rank_items(u, cand, mode)
+        top = cand[ranking.order[:n]]
+        return explain_recommendations(self, u, top, ranking, mode)
+
+    def rank_items(self, u: int, cand: np.ndarray, mode: str = "scored"):
+        """Scores of the candidate items (indices) for user index ``u``, and their ranking."""
+        fp = self.profiles_
+        if mode == "paper":
+            jl, jd = paper_scores(fp, np.full(len(cand), u), cand)
+            key = np.where((jl + jd) > 0, jl - jd, -np.inf)
+            share = np.zeros(len(cand))
+            p = key
+        else:
+            rated = (fp.item_counts[0] + fp.item_counts[1])[cand] > 0
+            p = np.zeros(len(cand))
+            if rated.any():
+                p[rated] = self.weights_.probability(self.scored_terms(np.full(int(rated.sum()), u), cand[rated]))
+            share = neighbour_share(fp.neighbours["like_users"], u, fp.liked, fp.n_items)[cand]
+            key = np.where(rated, p * share, -np.inf)
+        order = np.lexsort((cand, -key))
+        order = order[np.isfinite(key[order])]
+        return Ranking(order=order, key=key, probability=p, share=share)
 
     def explain(self, user) -> dict:
-        """The user's like and dislike profiles (intersection removed), attributes grouped by
-        kind, each with the number of the user's co-clusters that hold it."""
+        """The user's like and dislike profiles: attributes grouped by kind with the number of the
+        user's co-clusters holding each, the movies, and the co-clusters' counts."""
+        from .explain import explain_profile
+
         self._check_fitted()
-        core = self.core_
-        u = core.users.get_indexer([user])[0]
+        u = int(self.profiles_.user_index([user])[0])
         if u < 0:
-            raise KeyError(f"unknown user {user!r}: not in the training ratings")
-        like_p, dis_p = core.paper_profiles()
-        out = {
-            "user": user if not isinstance(user, np.generic) else user.item(),
-            "like_coclusters": int(core.profiles.like_members[u].nnz),
-            "dislike_coclusters": int(core.profiles.dislike_members[u].nnz),
-        }
-        for side, prof, support in (
-            (LIKE, like_p, core.profiles.like_support),
-            (DISLIKE, dis_p, core.profiles.dislike_support),
-        ):
-            a = prof[u].indices
-            s = np.asarray(support[u, a].todense()).ravel() if len(a) else np.zeros(0)
-            groups: dict[str, list] = {}
-            for idx, sup in sorted(zip(a, s, strict=True), key=lambda x: (-x[1], str(core.attrs[x[0]]))):
-                kind, _, value = str(core.attrs[idx]).partition(":")
-                groups.setdefault(kind, []).append({"value": value, "coclusters": int(sup)})
-            out[side] = groups
-        return out
+            raise UnknownIdError(f"unknown user {user!r}: not in the training ratings")
+        return explain_profile(self.profiles_, u)
 
 
 @dataclass
-class Prediction:
-    """A like/dislike prediction and why."""
+class Ranking:
+    """Scores of candidate items: ``key`` ranks them (``-inf``: cannot be recommended)."""
 
-    user: object
-    item: object
-    label: str
-    score: float
-    jaccard_like: float
-    jaccard_dislike: float
-    source: str
-    evidence: dict
+    order: np.ndarray
+    key: np.ndarray
+    probability: np.ndarray
+    share: np.ndarray
 
 
-def with_mode(model: ProfileRecommender, mode: str) -> ProfileRecommender:
-    """A view of a fitted model predicting in another mode; the co-clusters and profiles are shared.
+def as_ratings_frame(ratings):
+    """A DataFrame ``user, item, rating`` from a DataFrame, a ``surprise.Trainset`` or a ``surprise.Dataset``."""
+    import pandas as pd
 
-    The paper mode needs nothing beyond the profiles, so a scored model also serves it.
-    """
-    model._check_fitted()
-    if mode == "scored" and not hasattr(model, "weights_"):
-        raise ValueError("a model fitted in paper mode has no scored weights; refit with mode='scored'")
-    view = object.__new__(ProfileRecommender)
-    view.__dict__.update(model.__dict__)
-    view.mode = mode
-    return view
+    if isinstance(ratings, pd.DataFrame):
+        return ratings
+    try:
+        from surprise import Dataset, Trainset
+    except ImportError:  # pragma: no cover - surprise is a dependency
+        Dataset = Trainset = ()
+    if isinstance(ratings, Dataset):
+        ratings = ratings.build_full_trainset()
+    if isinstance(ratings, Trainset):
+        rows = [(ratings.to_raw_uid(u), ratings.to_raw_iid(i), r) for u, i, r in ratings.all_ratings()]
+        return pd.DataFrame(rows, columns=["user", "item", "rating"])
+    raise ParameterError(f"ratings must be a DataFrame or a surprise Trainset/Dataset, got {type(ratings).__name__}")

@@ -1,4 +1,3 @@
-import os
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,9 @@ except ImportError:  # pragma: no cover
 
 
 def data_home() -> Path:
-    return Path(os.environ.get("RECSYS_DATA", Path.home() / "recsys_data"))
+    from ingest.datahome import data_home as project_data_home
+
+    return project_data_home()
 
 
 @pytest.fixture(scope="session")

@@ -1,22 +1,18 @@
 """End-to-end tests of ``recsys relations`` as a user runs it (a subprocess), on real and broken data homes."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
+
+from experiments.common import run_child
 
 GENRE_FLAGS = "|".join(["0"] * 8 + ["1"] + ["0"] * 10)
 
 
 def recsys(*args, home=None):
-    env = dict(os.environ)
-    if home is not None:
-        env["RECSYS_DATA"] = str(home)
-    return subprocess.run(
-        [sys.executable, "-m", "recsys.cli", *args], capture_output=True, text=True, env=env, timeout=300
-    )
+    """``recsys ARGS`` in a child process, as a user runs it (with ``RECSYS_DATA=home`` if given)."""
+    env = {"RECSYS_DATA": str(home)} if home is not None else None
+    return run_child(["-m", "recsys.cli", *args], env=env, timeout=600)
 
 
 @pytest.mark.data

@@ -9,6 +9,7 @@ MODULES = [
     "coclust.estimator",
     "coclust.metrics",
     "ingest.relations",
+    "ingest.features",
     "ingest.linking",
     "ingest.benchmarks",
 ]

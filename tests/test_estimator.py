@@ -205,3 +205,26 @@ def test_bitset_and_list_regions_agree(monkeypatch, skip_covered):
     with_lists = HBLCoClust(**params).fit(X).coclusters_
     assert len(with_bits) == len(with_lists) > 0
     assert all((a[0] == b[0]).all() and (a[1] == b[1]).all() for a, b in zip(with_bits, with_lists))
+
+
+@given(st.integers(0, 10_000), st.sampled_from([1.0, 0.8, 0.5]), st.integers(20, 150))
+def test_relaxation_bitset_paths_equal_the_list_paths(seed, density, n_rows):
+    """Dense relations take the bit-sliced counter and the column-bitset scan; sparse ones walk the
+    index lists.  Both must give the same co-clusters."""
+    import coclust.relax as relax_mod
+
+    rng = np.random.default_rng(seed)
+    X = sp.csr_matrix((rng.random((n_rows, 40)) < rng.uniform(0.2, 0.7)).astype(np.int8))
+    Xt = X.T.tocsr()
+    B = [np.sort(rng.choice(40, size=rng.integers(1, 12), replace=False)) for _ in range(25)]
+    ptr = np.r_[0, np.cumsum([len(b) for b in B])].astype(np.int64)
+    idx = np.concatenate(B).astype(np.int64)
+    with_bits = relax_mod.relax(X, Xt, ptr, idx, density, 1, 1)
+    saved = relax_mod._COL_BITS_BYTES
+    relax_mod._COL_BITS_BYTES = 0
+    try:
+        without = relax_mod.relax(X, Xt, ptr, idx, density, 1, 1)
+    finally:
+        relax_mod._COL_BITS_BYTES = saved
+    for a, b in zip(with_bits, without):
+        assert np.array_equal(a, b)

@@ -54,20 +54,37 @@ def test_synthetic_relation_has_the_size_asked():
     assert X.nnz == 5000 and X.max() == 1
 
 
-def test_movielens_markdown_from_results():
-    from experiments.movielens import markdown
+def _fold(profile_auc, no_cc_auc, knn_auc=0.81):
+    from recsys.evaluation import METHODS
 
-    m = {
-        k: {"n": 10, "coverage": 1.0}
-        for k in ("profile_paper", "profile", "profile+svd", "svd", "naive_bayes", "majority")
+    base = {"auc_full": 0.79, "balanced_accuracy_full": 0.72, "accuracy_full": 0.74, "majority_accuracy_full": 0.82,
+            "dislike_recall_full": 0.7, "dislike_precision_full": 0.38, "coverage": 1.0, "threshold": 0.5,
+            "fit_seconds": 1.0, "predict_seconds": 0.1}  # fmt: skip
+    methods = {m: dict(base) for m in METHODS}
+    methods["profile"]["auc_full"] = profile_auc
+    methods["knn_baseline"]["auc_full"] = knn_auc
+    return {
+        "methods": methods,
+        "ablations": {"no_coclusters": {**base, "auc_full": no_cc_auc}},
+        "n_test": 100,
+        "like_share_test": 0.82,
+        "protocol": {"cut_off": "best balanced accuracy", "seed": 0, "n_fit": 90, "n_tune": 10},
+        "profile": {
+            "params": {"features": "movies"},
+            "report": {"like_coclusters": 5, "dislike_coclusters": 6, "like_params": {}},
+        },  # fmt: skip
     }
-    res = {
-        "u1": {
-            "methods": m,
-            "relations": {"users": 1, "attributes": 2, "relations": 3},
-            "like_share_test": 0.8,
-            "model": {"like_coclusters": 5, "dislike_coclusters": 6},
-        }
-    }
-    md = markdown(res, ["u1"])
-    assert "| profile_paper |" in md and "Paper (u1)" in md
+
+
+def test_movielens_conclusions_follow_the_figures():
+    from experiments.movielens import conclusions, markdown
+
+    good = {"u1": _fold(0.82, 0.80), "u2": _fold(0.81, 0.79)}
+    text = "\n".join(conclusions(good, ["u1", "u2"]))
+    assert "highest AUC of all methods" in text and "0.0200 lower" in text and "lower on every fold" in text
+    mixed = {"u1": _fold(0.80, 0.81), "u2": _fold(0.80, 0.79)}
+    text = "\n".join(conclusions(mixed, ["u1", "u2"]))
+    assert "Methods with a higher AUC than the profile model: knn_baseline" in text
+    assert "not lower on every fold" in text
+    md = markdown(good, ["u1", "u2"], None)
+    assert "## 2 folds (u1, u2): mean ± std" in md and "| profile | 0.8150 ± 0.0050 |" in md

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from ingest import datahome
 from ingest.datahome import Dataset, RemoteFile, fetch
+from ingest.errors import DownloadError
 from recsys.cli import app
 
 
@@ -87,7 +88,7 @@ def test_corrupted_download_is_rejected_and_leaves_nothing(tmp_path, monkeypatch
     body = make_zip()
     with Server({"/ml-tiny.zip": body[:-10] + b"0123456789"}) as srv:
         register(monkeypatch, srv.url + "/ml-tiny.zip", hashlib.sha256(body).hexdigest())
-        with pytest.raises(ValueError, match="rejected"):
+        with pytest.raises(DownloadError, match="rejected"):
             fetch("ml-tiny", tmp_path, progress=False)
     assert leftovers(tmp_path) == []
 
@@ -96,7 +97,7 @@ def test_truncated_download_is_rejected_and_leaves_nothing(tmp_path, monkeypatch
     body = make_zip()
     with Server({"/ml-tiny.zip": body}, truncate={"/ml-tiny.zip"}) as srv:
         register(monkeypatch, srv.url + "/ml-tiny.zip", hashlib.sha256(body).hexdigest())
-        with pytest.raises((OSError, ValueError)):
+        with pytest.raises(DownloadError):
             fetch("ml-tiny", tmp_path, progress=False)
     assert leftovers(tmp_path) == []
 

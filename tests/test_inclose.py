@@ -3,7 +3,7 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -30,8 +30,7 @@ matrices = st.integers(1, 9).flatmap(
 
 @given(X=matrices, min_rows=st.integers(1, 3), min_cols=st.integers(1, 3))
 def test_inclose_equals_brute_force(X, min_rows, min_cols):
-    if X.sum() == 0:
-        return
+    assume(X.sum() > 0)  # an all-zero matrix is rejected by design (tested in test_estimator)
     got = [(tuple(r), tuple(c)) for r, c in inclose(X, min_rows=min_rows, min_cols=min_cols)]
     assert len(got) == len(set(got)), "a concept was generated twice"
     assert set(got) == brute_force_concepts(X, min_rows, min_cols)
@@ -39,8 +38,7 @@ def test_inclose_equals_brute_force(X, min_rows, min_cols):
 
 @given(X=matrices)
 def test_sparse_and_dense_agree(X):
-    if X.sum() == 0:
-        return
+    assume(X.sum() > 0)
     dense = {(tuple(r), tuple(c)) for r, c in inclose(X)}
     sparse = {(tuple(r), tuple(c)) for r, c in inclose(sp.csr_matrix(X))}
     assert dense == sparse

@@ -1,3 +1,6 @@
+"""ProfileRecommender on synthetic tastes: the paper's rule, the scored model, explanations that add
+up, unknown ids, recommendations, profiles, ablations, and the model directory."""
+
 import json
 
 import numpy as np
@@ -5,14 +8,15 @@ import pandas as pd
 import pytest
 
 from recsys import store
-from recsys.evaluation import metrics, roc_auc
-from recsys.model import ProfileRecommender, with_mode
+from recsys.errors import ModelFileError, NotFittedError, ParameterError
+from recsys.evaluation import roc_auc
+from recsys.model import ProfileRecommender
 
 FAST = dict(n_bands=60, band_size=2, min_rows=2, min_cols=2, min_density=0.8, skip_covered=True)
 
 
 def taste_data(seed=0, n_users=80, n_items=60):
-    """Two taste groups: group A likes genre g0 and director d0, dislikes g1; group B the reverse."""
+    """Two taste groups: even users like genre g0 (director d0) and dislike g1, odd users the reverse; 10 % noise."""
     rng = np.random.default_rng(seed)
     genre = np.where(np.arange(n_items) % 2 == 0, "g0", "g1")
     director = np.where(np.arange(n_items) % 2 == 0, "d0", "d1")
@@ -23,6 +27,7 @@ def taste_data(seed=0, n_users=80, n_items=60):
             "value": np.r_[genre, director],
         }
     )
+    items = pd.DataFrame({"item": np.arange(n_items), "title": [f"Movie {i} (2000)" for i in range(n_items)]})
     rows = []
     for u in range(n_users):
         fav = "g0" if u % 2 == 0 else "g1"
@@ -31,140 +36,196 @@ def taste_data(seed=0, n_users=80, n_items=60):
             rows.append((u, int(i), int(rng.integers(4, 6) if liked else rng.integers(1, 3))))
     r = pd.DataFrame(rows, columns=["user", "item", "rating"]).sample(frac=1, random_state=seed)
     cut = int(len(r) * 0.8)
-    return r.iloc[:cut], r.iloc[cut:], attrs
+    return r.iloc[:cut], r.iloc[cut:], attrs, items
 
 
 @pytest.fixture(scope="module")
 def fitted():
-    train, test, attrs = taste_data()
-    model = ProfileRecommender(mode="scored", like_params=FAST, dislike_params=FAST, fallback="svd").fit(train, attrs)
-    return model, train, test, attrs
+    train, test, attrs, items = taste_data()
+    model = ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(train, attrs, items)
+    return model, train, test, attrs, items
 
 
-def test_paper_mode_rule_and_profiles(fitted):
-    model, train, test, _ = fitted
-    paper = with_mode(model, "paper")
-    like, dislike = model.core_.paper_profiles()
-    assert like.multiply(dislike).nnz == 0  # the intersection is removed from both
-    p = paper.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
-    cov = p["covered"].to_numpy()
-    assert cov.mean() > 0.5
-    # the rule: like iff J(like) >= J(dislike), abstain iff both are 0
-    jl, jd = p["jaccard_like"].to_numpy(), p["jaccard_dislike"].to_numpy()
-    assert ((jl + jd > 0) == cov).all()
-    assert (p.loc[cov, "label"].to_numpy() == np.where(jl >= jd, "like", "dislike")[cov]).all()
-    assert (p.loc[~cov, "source"] == "fallback").all()  # this model has the SVD fallback
-    paper.fallback = None
-    q = paper.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
-    assert (q.loc[~cov, "label"] == "abstain").all() and (q.loc[cov, "label"] == p.loc[cov, "label"]).all()
+def test_paper_rule(fitted):
+    model, _, test, _, _ = fitted
+    fp = model.profiles_
+    for side, other in (("like", "dislike"), ("dislike", "like")):
+        a, b = fp.paper_profiles[side][1], fp.paper_profiles[other][1]
+        found, _ = b.lookup(a.row_of, a.idx)
+        assert not found.any(), "the intersection is removed from both profiles"
+    p = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy(), mode="paper")
+    from recsys.evidence import paper_scores
+
+    u, i = fp.user_index(test["user"]), fp.item_index(test["item"])
+    jl, jd = paper_scores(fp, u, i)
+    assert ((jl + jd > 0) == p.covered).all()  # abstains exactly when neither profile matches
+    assert (p.prediction[p.covered] == np.where(jl >= jd, "like", "dislike")[p.covered]).all()
+    assert (p.prediction[~p.covered] == "none").all()
     y = test["rating"].to_numpy() > 2
-    acc = (p.loc[cov, "label"].to_numpy() == np.where(y, "like", "dislike")[cov]).mean()
-    assert acc > 0.8  # the two taste groups are recoverable from co-clusters
+    acc = (p.prediction[p.covered] == np.where(y, "like", "dislike")[p.covered]).mean()
+    assert p.covered.mean() > 0.5 and acc > 0.8  # the groups like half the movies each: chance is 0.5
 
 
-def test_scored_mode_separates_tastes_with_evidence(fitted):
-    model, _, test, _ = fitted
+def test_scored_mode_separates_tastes(fitted):
+    model, _, test, _, _ = fitted
     p = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
     y = test["rating"].to_numpy() > 2
-    assert roc_auc(y, p["score"].to_numpy()) > 0.85
-    assert set(model.weights_) == {
-        "user_rate",
-        "movie_rate",
-        "like_neighbours",
-        "dislike_neighbours",
-        "profile_support",
-        "jaccard",
-    }
-    row = test.iloc[0]
-    pred = model.predict(row["user"], row["item"])
-    assert pred.label in ("like", "dislike", "abstain")
-    ev = pred.evidence
-    assert set(ev) >= {"like_matches", "dislike_matches", "contributions", "neighbours"}
-    for m in ev["like_matches"] + ev["dislike_matches"]:
-        assert m["coclusters"] >= 1 and m["example_coclusters"]
+    assert p.covered.mean() > 0.95
+    assert roc_auc(y[p.covered], p.score[p.covered]) > 0.85
+    assert set(model.weights_.coef) == set(model.terms)
+    assert (
+        p.prediction[p.covered] == np.where(p.score >= model.weights_.threshold, "like", "dislike")[p.covered]
+    ).all()
 
 
-def test_unknown_user_and_item(fitted):
+def test_explanations_add_up_to_the_logit(fitted):
+    model, _, test, _, _ = fitted
+    for user, item in test[["user", "item"]].to_numpy()[:40]:
+        ex = model.predict(user, item)
+        assert ex.covered and len(ex.lines) == len(model.terms) + 1
+        total = sum(line.contribution for line in ex.lines)
+        assert total == pytest.approx(ex.logit, abs=1e-6)
+        assert 1 / (1 + np.exp(-ex.logit)) == pytest.approx(ex.score, abs=1e-9)
+        for line in ex.lines:
+            if line.parts:
+                assert sum(p["contribution"] for p in line.parts) == pytest.approx(line.contribution, abs=1e-6)
+        assert (ex.prediction == "like") == (ex.score >= ex.threshold)
+        assert ex.item_name == f"Movie {item} (2000) [{item}]"
+
+
+def test_unknown_ids_are_flagged_the_same_way(fitted):
     model = fitted[0]
-    with pytest.raises(KeyError, match="unknown user"):
-        model.predict(10_000, 1)
-    with pytest.raises(KeyError, match="unknown item"):
-        model.predict(0, 10_000)
-    p = model.predict_many(np.array([10_000]), np.array([1]))
-    assert p.loc[0, "source"] == "fallback"  # SVD covers what the profiles cannot
+    p = model.predict_many(np.array([10_000, 0, 0]), np.array([1, 10_000, 1]))
+    assert p.prediction.tolist()[:2] == ["none", "none"] and p.reason.tolist()[:2] == ["unknown user", "unknown item"]
+    assert p.covered.tolist() == [False, False, True]
+    one = model.predict(10_000, 1)
+    assert (one.prediction, one.reason, one.covered) == ("none", "unknown user", False)
+    assert model.predict("0", "1").covered  # string ids find integer ids
 
 
-def test_recommend_and_explain(fitted):
-    model, train, _, _ = fitted
-    top = model.recommend(0, n=5)
-    assert len(top) <= 5 and top["score"].is_monotonic_decreasing
+def test_recommend_and_profiles(fitted):
+    model, train, _, _, _ = fitted
+    recs = model.recommend(0, n=5)
+    assert len(recs) == 5
+    scores = [r["score"] for r in recs]
+    assert scores == sorted(scores, reverse=True)
     rated = set(train.loc[train["user"] == 0, "item"])
-    assert not rated & set(top["item"])
-    assert all("like_matches" in e for e in top["evidence"])
+    assert not rated & {r["item"] for r in recs}
+    assert all(r["reasons"] and r["name"].startswith("Movie ") for r in recs)
+    assert all(r["item"] % 2 == 0 for r in recs), "user 0 likes the g0 (even) movies"
     prof = model.explain(0)
-    assert set(prof) >= {"like", "dislike", "like_coclusters"}
-    liked_genres = [v["value"] for v in prof["like"].get("genre", [])]
-    assert "g0" in liked_genres  # user 0 is in the g0 group
+    genres = {v["value"] for v in prof["like"].get("genre", [])}
+    assert "g0" in genres and "g1" not in genres
+    assert prof["like_strongest"] and "users who liked" in prof["like_strongest"][0]["text"]
+    with pytest.raises(KeyError, match="unknown user"):
+        model.recommend(10_000)
+
+
+def test_ablations_refit_the_weights(fitted):
+    model, _, test, _, _ = fitted
+    no_cc = model.with_evidence(("like_shares", "baseline"))
+    assert set(no_cc.weights_.coef) == {"user_like_share", "item_like_share", "baseline"}
+    assert no_cc.profiles_ is model.profiles_
+    a = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score
+    b = no_cc.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score
+    assert not np.allclose(a, b)
+
+
+@pytest.mark.parametrize(
+    "change", [{"n_votes": 3}, {"shrinkage": 50.0}, {"features": "all"}, {"neighbours": "ratings"}]
+)
+def test_each_parameter_changes_the_result(fitted, change):
+    model, train, test, attrs, items = fitted
+    other = ProfileRecommender(**{**model.get_params(), **change}).fit(train, attrs, items)
+    a = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score
+    b = other.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score
+    assert not np.allclose(a, b, equal_nan=True)
+
+
+def test_surprise_trainset_input(fitted):
+    from surprise import Dataset, Reader
+
+    model, train, test, attrs, items = fitted
+    data = Dataset.load_from_df(train[["user", "item", "rating"]], Reader(rating_scale=(1, 5)))
+    other = ProfileRecommender(**model.get_params()).fit(data.build_full_trainset(), attrs, items)
+    a = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score
+    b = other.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score
+    assert np.allclose(a, b, equal_nan=True)
 
 
 def test_store_round_trip(fitted, tmp_path):
-    model, _, test, attrs = fitted
-    d = store.save(model, tmp_path / "model", store.fingerprint(fitted[1], attrs))
-    assert sorted(p.name for p in d.iterdir()) == ["arrays.npz", "manifest.json", "vocab.json"]
+    model, _, test, _, _ = fitted
+    d = store.save(model, tmp_path / "model", {"dataset": "taste"})
+    assert sorted(p.name for p in d.iterdir()) == ["arrays.npz", "manifest.json"]
+    with np.load(d / "arrays.npz", allow_pickle=False) as z:
+        assert all(z[k].dtype != object for k in z.files)
     loaded = store.load(d)
-    a = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
-    b = loaded.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
-    pd.testing.assert_frame_equal(a, b)
+    for mode in ("scored", "paper"):
+        a = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy(), mode=mode)
+        b = loaded.predict_many(test["user"].to_numpy(), test["item"].to_numpy(), mode=mode)
+        assert np.array_equal(a.score, b.score, equal_nan=True) and np.array_equal(a.prediction, b.prediction)
     assert loaded.explain(0) == model.explain(0)
-    store.save(model, d)  # overwriting an existing model works
+    assert loaded.predict(0, 2).to_dict() == model.predict(0, 2).to_dict()
+    store.save(model, d)  # overwriting a model works
 
 
 def test_store_errors(fitted, tmp_path):
     model = fitted[0]
-    with pytest.raises(FileNotFoundError, match="no model directory"):
+    with pytest.raises(ModelFileError, match="no model directory"):
         store.load(tmp_path / "missing")
     d = store.save(model, tmp_path / "m")
     manifest = json.loads((d / "manifest.json").read_text())
     (d / "manifest.json").write_text(json.dumps({**manifest, "format_version": 99}))
-    with pytest.raises(ValueError, match="newer"):
+    with pytest.raises(ModelFileError, match="newer"):
         store.load(d)
     (d / "manifest.json").write_text("{not json")
-    with pytest.raises(ValueError, match="corrupt manifest"):
+    with pytest.raises(ModelFileError, match="corrupt manifest"):
         store.load(d)
     d2 = store.save(model, tmp_path / "m2")
     (d2 / "arrays.npz").write_bytes(b"garbage")
-    with pytest.raises(ValueError, match="corrupt"):
+    with pytest.raises(ModelFileError, match="corrupt"):
         store.load(d2)
+    d3 = store.save(model, tmp_path / "m3")
+    with np.load(d3 / "arrays.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["like.users.idx"] = arrays["like.users.idx"] + 10_000  # indices out of range
+    np.savez(d3 / "arrays.npz", **arrays)
+    with pytest.raises(ModelFileError, match="corrupt model"):
+        store.load(d3)
+    (tmp_path / "notamodel").mkdir()
+    (tmp_path / "notamodel" / "keep.txt").write_text("user data")
+    with pytest.raises(ModelFileError, match="not a model directory"):
+        store.save(model, tmp_path / "notamodel")
+    assert (tmp_path / "notamodel" / "keep.txt").exists()
 
 
-def test_parameter_validation():
-    train, _, attrs = taste_data()
-    with pytest.raises(ValueError, match="mode"):
-        ProfileRecommender(mode="magic").fit(train, attrs)
-    with pytest.raises(ValueError, match="fallback"):
-        ProfileRecommender(fallback="knn").fit(train, attrs)
-    with pytest.raises(ValueError, match="columns"):
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"features": "magic"}, "features"),
+        ({"evidence": ("like_shares", "horoscope")}, "evidence"),
+        ({"n_votes": 0}, "n_votes"),
+        ({"validation_fraction": 0.7}, "validation_fraction"),
+        ({"like_params": {"min_rows": 0}}, "like_params: min_rows"),
+        ({"neighbours": "friends"}, "neighbours"),
+    ],
+)
+def test_parameter_validation(params, match):
+    train, _, attrs, _ = taste_data()
+    with pytest.raises(ParameterError, match=match):
+        ProfileRecommender(**params).fit(train, attrs)
+
+
+def test_bad_ratings_and_not_fitted():
+    train, _, attrs, _ = taste_data()
+    with pytest.raises(ValueError, match="columns user, item, rating"):
         ProfileRecommender().fit(train.rename(columns={"rating": "stars"}), attrs)
-    with pytest.raises(AttributeError, match="not fitted"):
+    dup = pd.concat([train, train.iloc[:1]])
+    with pytest.raises(ValueError, match="repeated"):
+        ProfileRecommender().fit(dup, attrs)
+    with pytest.raises(NotFittedError, match="not fitted"):
         ProfileRecommender().predict(1, 1)
-
-
-def test_metrics_conventions():
-    y = np.array([1, 1, 1, 0, 0], bool)
-    like = np.array([1, 0, 1, 0, 1], bool)
-    covered = np.array([1, 1, 0, 1, 1], bool)
-    m = metrics(y, like, covered, np.array([0.9, 0.2, np.nan, 0.1, 0.6]))
-    assert m["coverage"] == 0.8 and m["accuracy_covered"] == 0.5
-    # uncovered rating 2 (a like) counts as a wrong "dislike"
-    assert m["accuracy_full"] == 0.4
-    assert m["balanced_accuracy_full"] == pytest.approx(0.5 * (1 / 3 + 1 / 2))
-    assert m["dislike_recall_full"] == 0.5 and m["dislike_precision_full"] == pytest.approx(1 / 3)
-
-
-def test_roc_auc_matches_pair_counting():
-    rng = np.random.default_rng(0)
-    y = rng.random(200) < 0.7
-    s = np.round(rng.random(200) + y * 0.3, 1)
-    pos, neg = s[y], s[~y]
-    brute = ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg))
-    assert roc_auc(y, s) == pytest.approx(brute)
+    paper_only = ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(train, attrs, scored=False)
+    assert paper_only.predict_many([0], [0], mode="paper").prediction.shape == (1,)
+    with pytest.raises(NotFittedError, match="paper's rule only"):
+        paper_only.predict_many([0], [0])

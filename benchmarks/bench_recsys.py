@@ -1,0 +1,108 @@
+"""Speed and memory of the recommender's command line, each measured in a fresh process.
+
+1. ``recsys train`` on MovieLens 100K u1 with the default parameters: wall time and peak memory
+   (target: at most 30 s and 2 GB on a 2-core machine).
+2. ``recsys predict MODEL 1 20``, one pair with its explanation, from the saved model (target 1 s).
+3. ``recsys predict MODEL --pairs u1.test``, the 20,000 test pairs (target 3 s).
+
+Each command runs in a child process (``python -m benchmarks.bench_recsys --child …``) that calls
+the CLI and then reports its own peak memory (VmHWM); wall times are the child's whole life,
+interpreter start and imports included, as a user sees them.  Medians over ``--repeats``.
+
+Usage: python benchmarks/bench_recsys.py [--data DIR] [--repeats 5] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.memory import peak_rss_mb  # noqa: E402
+
+# the child imports nothing more than the command it measures: numpy, coclust and the experiments
+# helpers are imported by the parent only
+
+TARGETS = {"train_seconds": 30.0, "train_peak_mb": 2048.0, "predict_one_seconds": 1.0, "predict_pairs_seconds": 3.0}
+
+
+def child(argv: list[str]) -> None:
+    """Run ``recsys ARGV`` in this process, then print its peak memory."""
+    from recsys.cli import app
+
+    try:
+        app(argv, standalone_mode=False)
+    finally:
+        print(json.dumps({"peak_mb": peak_rss_mb()}), file=sys.stderr)
+
+
+def timed(args: list[str], home: Path) -> tuple[float, float]:
+    from experiments.common import run_child
+
+    t = time.perf_counter()
+    res = run_child(["benchmarks/bench_recsys.py", "--child", *args], env={"RECSYS_DATA": str(home)})
+    wall = time.perf_counter() - t
+    if res.returncode != 0:
+        raise SystemExit(f"recsys {' '.join(args)} failed:\n{res.stderr[-2000:]}")
+    peak = json.loads(res.stderr.strip().splitlines()[-1])["peak_mb"]
+    return wall, peak
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        child(sys.argv[2:])
+        return
+    import numpy as np
+
+    from experiments.common import data_home
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=data_home())
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--json", type=Path, help="also write the figures here")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        model = Path(tmp) / "u1"
+        # the first fit of a fresh environment also compiles coclust's kernels: report it apart
+        first_wall, first_peak = timed(["train", "--out", str(model), "--quiet"], args.data)
+        train = [timed(["train", "--out", str(model), "--quiet"], args.data) for _ in range(max(1, args.repeats // 2))]
+        one = [timed(["predict", str(model), "1", "20"], args.data) for _ in range(args.repeats)]
+        pairs_file = args.data / "ml-100k" / "u1.test"
+        out = Path(tmp) / "pred.csv"
+        pairs = [
+            timed(["predict", str(model), "--pairs", str(pairs_file), "--format", "csv", "--out", str(out)], args.data)
+            for _ in range(args.repeats)
+        ]
+        n_pairs = sum(1 for _ in out.open()) - 1
+        size_mb = sum(f.stat().st_size for f in model.iterdir()) / 1e6
+    res = {
+        "first_train_seconds": first_wall,
+        "train_seconds": float(np.median([w for w, _ in train])),
+        "train_peak_mb": float(max(p for _, p in train)),
+        "predict_one_seconds": float(np.median([w for w, _ in one])),
+        "predict_pairs_seconds": float(np.median([w for w, _ in pairs])),
+        "pairs": n_pairs,
+        "model_mb": size_mb,
+        "runs": {"train": train, "predict_one": one, "predict_pairs": pairs},
+    }
+    print("recsys on MovieLens 100K u1, fresh process each (median):")
+    print(f"  first train (compiles if the numba cache is cold): {first_wall:.1f} s")
+    for key, label in (
+        ("train_seconds", "train, default parameters"),
+        ("train_peak_mb", "train, peak memory (MB)"),
+        ("predict_one_seconds", "predict one pair with its explanation"),
+        ("predict_pairs_seconds", f"predict --pairs ({n_pairs:,} pairs)"),
+    ):
+        ok = "ok" if res[key] <= TARGETS[key] else "OVER"
+        print(f"  {label:<42} {res[key]:8.2f}   target <= {TARGETS[key]:g}  {ok}")
+    print(f"  model directory: {size_mb:.1f} MB")
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=2))
+
+
+if __name__ == "__main__":
+    main()

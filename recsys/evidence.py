@@ -1,0 +1,185 @@
+"""The evidence a profile recommender weighs for a (user, item) pair, and how it is combined.
+
+Every term is a number per pair; a logistic regression turns a weighted sum of them into the
+like-probability.  Terms come in groups, the unit of the ablations:
+
+``like_shares``
+    the user's and the item's smoothed share of likes (no co-clusters);
+``baseline``
+    the rating baseline ``mean + user bias + item bias`` (no co-clusters);
+``like_coclusters``
+    votes of the users who share the user's like co-clusters, and of the items that share like
+    co-clusters with the item: their rating residuals (rating minus baseline), see
+    :mod:`recsys.neighbours`;
+``dislike_coclusters``
+    the same through the dislike co-clusters.
+
+The paper's rule (``mode="paper"``) uses none of these: the larger of the Jaccard similarities
+of the item's attributes with the user's like and dislike profiles wins (:func:`paper_scores`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .fitted import FittedProfiles
+from .neighbours import votes
+
+
+@dataclass(frozen=True)
+class Term:
+    name: str
+    group: str
+    text: str
+
+
+TERMS = (
+    Term("user_like_share", "like_shares", "your share of likes"),
+    Term("item_like_share", "like_shares", "this movie's share of likes"),
+    Term("baseline", "baseline", "rating baseline: average + your bias + this movie's bias"),
+    Term("like_users", "like_coclusters", "users who share your like co-clusters"),
+    Term("like_items", "like_coclusters", "movies in like co-clusters with this one"),
+    Term("dislike_users", "dislike_coclusters", "users who share your dislike co-clusters"),
+    Term("dislike_items", "dislike_coclusters", "movies in dislike co-clusters with this one"),
+)
+TERM = {t.name: t for t in TERMS}
+GROUPS = ("like_shares", "baseline", "like_coclusters", "dislike_coclusters")
+COCLUSTER_GROUPS = ("like_coclusters", "dislike_coclusters")
+# term name -> (co-cluster side, neighbours of the user or of the item)
+VOTE_TERMS = {
+    "like_users": ("like", "users"),
+    "like_items": ("like", "items"),
+    "dislike_users": ("dislike", "users"),
+    "dislike_items": ("dislike", "items"),
+}
+
+
+def terms_of(groups) -> list[str]:
+    """The term names of the given groups, in :data:`TERMS` order."""
+    groups = set(groups)
+    return [t.name for t in TERMS if t.group in groups]
+
+
+def _logit(p):
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+def like_share(likes, dislikes, prior: float) -> np.ndarray:
+    """Log-odds of ``(likes + 2 prior) / (likes + dislikes + 2)``: a share of likes shrunk to the prior."""
+    return _logit((likes + 2 * prior) / (likes + dislikes + 2))
+
+
+def vote(fp: FittedProfiles, name: str, u: np.ndarray, i: np.ndarray, k: int, shrinkage: float, detail=False):
+    """The neighbour vote ``name`` (see :data:`VOTE_TERMS`) on pairs ``(u, i)``."""
+    side, who = VOTE_TERMS[name]
+    nb = fp.neighbours[f"{side}_{who}"]
+    if who == "users":
+        return votes(nb, u, i, fp.residuals, True, k, shrinkage, detail)
+    return votes(nb, i, u, fp.residuals, False, k, shrinkage, detail)
+
+
+def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float) -> dict[str, np.ndarray]:
+    """The terms ``names`` for known users ``u`` and items ``i`` (index arrays)."""
+    u = np.asarray(u, dtype=np.int64)
+    i = np.asarray(i, dtype=np.int64)
+    out = {}
+    p = fp.like_rate
+    for name in names:
+        if name == "user_like_share":
+            likes, dislikes = fp.user_counts
+            out[name] = like_share(likes[u], dislikes[u], p)
+        elif name == "item_like_share":
+            likes, dislikes = fp.item_counts
+            out[name] = like_share(likes[i], dislikes[i], p)
+        elif name == "baseline":
+            out[name] = fp.global_mean + fp.user_bias[u] + fp.item_bias[i]
+        elif name in VOTE_TERMS:
+            out[name] = vote(fp, name, u, i, k, shrinkage).value
+        else:
+            raise ValueError(f"unknown evidence term {name!r}")
+    return out
+
+
+def paper_scores(fp: FittedProfiles, u, i) -> tuple[np.ndarray, np.ndarray]:
+    """Jaccard similarity of each item's attribute set (its attributes and itself) with the user's
+    like profile and with the dislike profile (the paper's rule)."""
+    u = np.asarray(u, dtype=np.int64)
+    i = np.asarray(i, dtype=np.int64)
+    with_item = fp.features != "attributes"  # the relation holds movie:<id> features
+    item_attr_count = fp.item_attributes.lengths[i] + (1 if with_item else 0)
+    out = []
+    for side in ("like", "dislike"):
+        items_p, attrs_p = fp.paper_profiles[side]
+        has_item, _ = items_p.lookup(u, i)
+        which, pos = fp.item_attributes.rows_entries(i)
+        found, _ = attrs_p.lookup(u[which], fp.item_attributes.idx[pos])
+        inter = has_item.astype(np.float64) + np.bincount(which[found], minlength=len(i))
+        union = items_p.lengths[u] + attrs_p.lengths[u] + item_attr_count - inter
+        out.append(np.divide(inter, union, out=np.zeros(len(i)), where=union > 0))
+    return out[0], out[1]
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A logistic combination of terms: ``logit = intercept + sum coef[t] * term[t]``.
+
+    ``means`` are the terms' means on the data the weights were fitted on: an explanation shows
+    each term as its deviation from that mean, ``coef[t] * (term[t] - means[t])``.
+    ``threshold`` is the like-probability cut-off with the best balanced accuracy there.
+    """
+
+    coef: dict
+    intercept: float
+    means: dict
+    threshold: float
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.coef)
+
+    def logit(self, terms: dict[str, np.ndarray]) -> np.ndarray:
+        z = np.full(len(next(iter(terms.values()))) if terms else 0, self.intercept)
+        for name, w in self.coef.items():
+            z = z + w * terms[name]
+        return z
+
+    def probability(self, terms: dict[str, np.ndarray]) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-self.logit(terms)))
+
+    def to_dict(self) -> dict:
+        return {"coef": self.coef, "intercept": self.intercept, "means": self.means, "threshold": self.threshold}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Weights:
+        return cls(
+            {str(k): float(v) for k, v in d["coef"].items()},
+            float(d["intercept"]),
+            {str(k): float(v) for k, v in d["means"].items()},
+            float(d["threshold"]),
+        )
+
+
+def fit_weights(terms: dict[str, np.ndarray], y: np.ndarray, names) -> Weights:
+    """Logistic weights of the terms ``names`` for the labels ``y`` (True = like)."""
+    from ._logistic import best_balanced_threshold, fit_logistic
+
+    names = list(names)
+    y = np.asarray(y, dtype=bool)
+    if len(y) == 0:
+        raise ValueError("no held-out ratings to fit the evidence weights on")
+    if not names:
+        p = float(y.mean())
+        return Weights({}, float(_logit(p)), {}, 0.5)
+    X = np.column_stack([terms[n] for n in names])
+    coef, intercept = fit_logistic(X, y)
+    w = Weights(
+        dict(zip(names, map(float, coef), strict=True)),
+        float(intercept),
+        dict(zip(names, map(float, X.mean(axis=0)), strict=True)),
+        0.5,
+    )
+    threshold = best_balanced_threshold(w.probability(terms), y)
+    return Weights(w.coef, w.intercept, w.means, float(threshold))

@@ -1,0 +1,332 @@
+"""Explanations: the terms that make a score, the co-clusters behind them, in readable form.
+
+A scored prediction's logit is ``intercept + sum_t w_t x_t``.  Its explanation lists
+
+* ``average user and movie``: ``intercept + sum_t w_t mean_t`` (the means on the data the
+  weights were fitted on), then
+* one line per term, ``w_t (x_t - mean_t)``; a co-cluster vote term is further split into the
+  co-clusters that carry it (each neighbour's similarity is a sum over the co-clusters it shares
+  with the user or the movie, see :mod:`recsys.neighbours`) and the term's average,
+
+so the lines add up to the logit exactly (tested to 1e-6).  Co-clusters are named by what a
+person can read: their size, two or three of their movies by title, and the attributes that
+distinguish their movies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .evidence import TERM, VOTE_TERMS, paper_scores, vote
+from .fitted import FittedProfiles
+
+EXAMPLES = 3  # movies shown per co-cluster
+
+
+@dataclass
+class Line:
+    """One contribution to the logit."""
+
+    term: str
+    text: str
+    contribution: float
+    value: float | None = None
+    detail: str = ""
+    parts: list = field(default_factory=list)
+
+
+@dataclass
+class Explanation:
+    """A prediction and why.  In scored mode ``sum(line.contribution) == logit``."""
+
+    user: object
+    item: object
+    item_name: str
+    mode: str
+    prediction: str
+    score: float | None
+    covered: bool
+    reason: str
+    logit: float | None = None
+    threshold: float | None = None
+    threshold_rule: str = ""
+    lines: list = field(default_factory=list)
+    profile_matches: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for k in ("user", "item"):
+            d[k] = d[k].item() if isinstance(d[k], np.generic) else d[k]
+        return d
+
+
+# -- co-clusters in words ---------------------------------------------------------------------
+def cocluster_label(side: str, c: int) -> str:
+    return f"{'L' if side == 'like' else 'D'}{c}"
+
+
+def describe_cocluster(fp: FittedProfiles, side: str, c: int, n_examples: int = EXAMPLES) -> dict:
+    """A co-cluster as a person reads it: members, example movies (the most liked of its movies
+    for a like co-cluster, the most disliked for a dislike one), the attributes its movies share
+    (``attributes``, with how many of its movies carry each) and the attribute relations of the
+    co-cluster itself (``liked_attributes``: held by most of its users)."""
+    cc = fp.coclusters(side)
+    users = cc.users.row(c)
+    items = cc.items.row(c)
+    counts = fp.item_counts[0 if side == "like" else 1]
+    ex = items[np.lexsort((items, -counts[items]))][:n_examples]
+    # what the co-cluster's movies have in common: attributes carried by several of them, most
+    # frequent first, the rarer in the catalogue first among equals
+    attrs, per_cc = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if len(items):
+        _, pos = fp.item_attributes.rows_entries(items)
+        counts_cc = np.bincount(fp.item_attributes.idx[pos], minlength=len(fp.attributes))
+        attrs = np.flatnonzero(counts_cc >= min(2, len(items)))
+        overall = np.bincount(fp.item_attributes.idx, minlength=len(fp.attributes))
+        attrs = attrs[np.lexsort((attrs, overall[attrs], -counts_cc[attrs]))]
+        per_cc = counts_cc[attrs]
+    verb = "liked" if side == "like" else "disliked"
+    movies = [fp.item_name(i) for i in ex]
+    more = len(items) - len(ex)
+    text = f"{len(users)} users who {verb} " + ", ".join(movies)
+    if more > 0:
+        text += f" and {more} more movie{'s' if more > 1 else ''}"
+    shown = [f"{fp.attributes[a]} ({k}/{len(items)})" for a, k in zip(attrs[:3], per_cc[:3])]
+    if shown:
+        text += "; " + ", ".join(shown)
+    return {
+        "id": cocluster_label(side, c),
+        "side": side,
+        "users": int(len(users)),
+        "movies": int(len(items)),
+        "examples": [{"item": _plain(fp.items[i]), "name": fp.item_name(i)} for i in ex],
+        "attributes": [{"attribute": str(fp.attributes[a]), "movies": int(k)} for a, k in zip(attrs, per_cc)],
+        "liked_attributes": [str(fp.attributes[a]) for a in cc.attributes.row(c)],
+        "text": text,
+    }
+
+
+def _plain(x):
+    return x.item() if isinstance(x, np.generic) else x
+
+
+# -- the co-clusters behind a vote ------------------------------------------------------------
+def vote_by_cocluster(fp: FittedProfiles, name: str, u: int, i: int, k: int, shrinkage: float):
+    """The vote ``name`` on (u, i), and its split over co-clusters: ``(value, coclusters, shares, used)``.
+
+    ``shares[j]`` is co-cluster ``coclusters[j]``'s part of ``value``; they sum to ``value``.
+    ``used`` are the neighbours that voted, with similarity and residual.
+    """
+    side, who = VOTE_TERMS[name]
+    cc = fp.coclusters(side)
+    res, (pair, neigh, sim, val) = vote(fp, name, np.array([u]), np.array([i]), k, shrinkage, detail=True)
+    value = float(res.value[0])
+    if who == "users":
+        anchor, of, weights, norms = u, cc.of_user, cc.weights, cc.user_norms
+    else:
+        anchor, of, weights, norms = i, cc.of_item, cc.item_weights, cc.item_norms
+    mine = of.row(anchor)
+    acc = np.zeros(len(mine))
+    for v, r in zip(neigh.astype(np.int64), val):
+        _, ia, _ = np.intersect1d(mine, of.row(v), assume_unique=True, return_indices=True)
+        acc[ia] += r / norms[v]
+    denom = norms[anchor] * (float(res.weight[0]) + shrinkage)
+    shares = weights[mine] * acc / denom if denom > 0 else np.zeros(len(mine))
+    used = [{"neighbour": int(v), "similarity": float(s), "residual": float(r)} for v, s, r in zip(neigh, sim, val)]
+    return value, mine, shares, used
+
+
+# -- predictions ------------------------------------------------------------------------------
+def explain_prediction(model, preds, mode: str, threshold: float | None) -> Explanation:
+    """The explanation of the single prediction ``preds`` (a one-pair :class:`~recsys.model.Predictions`)."""
+    fp = model.profiles_
+    user, item = preds.user[0], preds.item[0]
+    u, i = int(fp.user_index([user])[0]), int(fp.item_index([item])[0])
+    score = float(preds.score[0])
+    ex = Explanation(
+        user=user,
+        item=item,
+        item_name=fp.item_name(i) if i >= 0 else f"item {item}",
+        mode=mode,
+        prediction=str(preds.prediction[0]),
+        score=None if np.isnan(score) else score,
+        covered=bool(preds.covered[0]),
+        reason=str(preds.reason[0]),
+    )
+    if u >= 0 and i >= 0:
+        ex.profile_matches = profile_matches(fp, u, i)
+    if not ex.covered:
+        return ex
+    if mode == "paper":
+        jl, jd = paper_scores(fp, np.array([u]), np.array([i]))
+        ex.threshold_rule = (
+            f"the paper's rule: Jaccard with the like profile {jl[0]:.3f} vs the dislike profile {jd[0]:.3f}; "
+            "the larger wins, ties go to like"
+        )
+        return ex
+    w = model.weights_
+    terms = model.scored_terms(np.array([u]), np.array([i]))
+    ex.logit = float(w.logit(terms)[0])
+    cut = w.threshold if threshold is None else float(threshold)
+    ex.threshold = float(cut)
+    ex.threshold_rule = (
+        "given"
+        if threshold is not None
+        else "fitted: the cut-off with the best balanced accuracy on held-out training ratings"
+    )
+    base = w.intercept + sum(w.coef[t] * w.means[t] for t in w.coef)
+    ex.lines.append(Line("average", "an average user and movie", float(base)))
+    for t, coef in w.coef.items():
+        x = float(terms[t][0])
+        line = Line(t, TERM[t].text, float(coef * (x - w.means[t])), value=x, detail=_term_detail(fp, t, u, i))
+        if t in VOTE_TERMS and model.neighbours == "ratings":
+            line.detail = "neighbours from plain co-ratings (a control): no co-cluster carries this vote"
+        elif t in VOTE_TERMS:
+            value, ccs, shares, used = vote_by_cocluster(fp, t, u, i, model.n_votes, model.shrinkage)
+            side = VOTE_TERMS[t][0]
+            contrib = coef * shares
+            order = np.argsort(-np.abs(contrib), kind="stable")
+            top = order[:3]
+            for j in top:
+                d = describe_cocluster(fp, side, int(ccs[j]))
+                line.parts.append({"cocluster": d["id"], "text": d["text"], "contribution": float(contrib[j])})
+            rest = order[3:]
+            if len(rest):
+                line.parts.append(
+                    {"cocluster": None, "text": f"{len(rest)} other shared co-clusters",
+                     "contribution": float(contrib[rest].sum())}
+                )  # fmt: skip
+            line.parts.append(
+                {
+                    "cocluster": None,
+                    "text": "minus the average of this evidence",
+                    "contribution": float(-coef * w.means[t]),
+                }
+            )
+            n_used = len(used)
+            line.detail = (
+                f"{n_used} neighbour{'s' if n_used != 1 else ''} voted, mean residual "
+                f"{np.mean([x['residual'] for x in used]):+.2f}"
+                if n_used
+                else "no neighbour voted"
+            )
+        ex.lines.append(line)
+    return ex
+
+
+def _term_detail(fp: FittedProfiles, t: str, u: int, i: int) -> str:
+    if t == "user_like_share":
+        likes, dislikes = fp.user_counts
+        return f"you liked {likes[u]} of your {likes[u] + dislikes[u]} ratings"
+    if t == "item_like_share":
+        likes, dislikes = fp.item_counts
+        return f"liked by {likes[i]} of its {likes[i] + dislikes[i]} raters"
+    if t == "baseline":
+        return f"{fp.global_mean:.2f} {fp.user_bias[u]:+.2f} {fp.item_bias[i]:+.2f}"
+    return ""
+
+
+def profile_matches(fp: FittedProfiles, u: int, i: int) -> dict:
+    """The item's attributes (and itself) found in the user's like and dislike profiles, with the
+    number of the user's co-clusters holding each (the paper's evidence)."""
+    out = {}
+    attrs = fp.item_attributes.row(i)
+    profile = fp.paper_profile(u)
+    for side in ("like", "dislike"):
+        p_items, p_attrs = profile[side]
+        s_items, s_isup, s_attrs, s_asup = fp.support(side, u)
+        rows = []
+        if np.isin(i, p_items):
+            j = np.searchsorted(s_items, i)
+            rows.append({"attribute": f"this movie ({fp.item_name(i)})", "coclusters": int(s_isup[j])})
+        for a in attrs[np.isin(attrs, p_attrs)]:
+            j = np.searchsorted(s_attrs, a)
+            rows.append({"attribute": str(fp.attributes[a]), "coclusters": int(s_asup[j])})
+        rows.sort(key=lambda r: -r["coclusters"])
+        out[side] = rows
+    return out
+
+
+# -- recommendations --------------------------------------------------------------------------
+def explain_recommendations(model, u: int, top: np.ndarray, ranking, mode: str) -> list[dict]:
+    """Each recommended item with its score and the reasons behind it."""
+    fp = model.profiles_
+    out = []
+    for rank, i in enumerate(top, start=1):
+        j = ranking.order[rank - 1]  # position of the item among the ranked candidates
+        ex = model.predict(fp.users[u], fp.items[i], mode=mode)
+        share = float(ranking.share[j]) if mode == "scored" else None
+        out.append(
+            {
+                "rank": rank,
+                "item": _plain(fp.items[i]),
+                "name": fp.item_name(int(i)),
+                "score": float(ranking.key[j]),
+                "like_probability": float(ranking.probability[j]) if mode == "scored" else None,
+                "neighbour_share": share,
+                "reasons": _reasons(ex, fp, u, int(i), mode, share or 0.0),
+                "explanation": ex.to_dict(),
+            }
+        )
+    return out
+
+
+def _reasons(ex: Explanation, fp: FittedProfiles, u: int, i: int, mode: str, share: float) -> list[str]:
+    reasons = []
+    if mode == "scored":
+        neigh, _ = fp.neighbours["like_users"].of(u)
+        liked_by = int(fp.liked.lookup(neigh, np.full(len(neigh), i))[0].sum())
+        reasons.append(
+            f"liked by {liked_by} of your {len(neigh)} nearest co-cluster neighbours ({share:.0%} by similarity)"
+        )
+        votes = [ln for ln in ex.lines if ln.term in VOTE_TERMS and ln.parts]
+        votes.sort(key=lambda ln: -ln.contribution)
+        for ln in votes[:1]:
+            best = max((p for p in ln.parts if p["cocluster"]), key=lambda p: p["contribution"], default=None)
+            if best and best["contribution"] > 0:
+                reasons.append(f"{ln.text}: {best['text']}")
+    like = ex.profile_matches.get("like", [])
+    if like:
+        reasons.append("in your like profile: " + ", ".join(r["attribute"] for r in like[:4]))
+    return reasons
+
+
+# -- profiles ---------------------------------------------------------------------------------
+def explain_profile(fp: FittedProfiles, u: int, top_coclusters: int = 5) -> dict:
+    """The user's like and dislike profiles (the paper's: intersection removed), attributes grouped
+    by kind with their co-cluster support, movies by title, and the user's largest co-clusters."""
+    out = {
+        "user": _plain(fp.users[u]),
+        "like_coclusters": int(fp.like.of_user.lengths[u]),
+        "dislike_coclusters": int(fp.dislike.of_user.lengths[u]),
+    }
+    profile = fp.paper_profile(u)
+    for side in ("like", "dislike"):
+        p_items, p_attrs = profile[side]
+        s_items, s_isup, s_attrs, s_asup = fp.support(side, u)
+        groups: dict[str, list] = {}
+        for a in p_attrs:
+            kind, _, value = str(fp.attributes[a]).partition(":")
+            sup = int(s_asup[np.searchsorted(s_attrs, a)])
+            groups.setdefault(kind, []).append({"value": value, "coclusters": sup})
+        for values in groups.values():
+            values.sort(key=lambda v: (-v["coclusters"], v["value"]))
+        movies = [
+            {
+                "item": _plain(fp.items[i]),
+                "name": fp.item_name(i),
+                "coclusters": int(s_isup[np.searchsorted(s_items, i)]),
+            }
+            for i in p_items
+        ]
+        movies.sort(key=lambda m: (-m["coclusters"], m["name"]))
+        cc = fp.coclusters(side)
+        mine = cc.of_user.row(u)
+        size = cc.users.lengths[mine] * np.maximum(cc.items.lengths[mine], 1)
+        strongest = mine[np.lexsort((mine, -size))][:top_coclusters]
+        out[side] = dict(sorted(groups.items()))
+        out[f"{side}_movies"] = movies
+        out[f"{side}_strongest"] = [describe_cocluster(fp, side, int(c)) for c in strongest]
+    return out

@@ -1,0 +1,47 @@
+"""Every user's like and dislike profiles as JSON or CSV (``recsys export``)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from ._files import atomic_open
+from .errors import ParameterError
+from .explain import explain_profile
+
+FORMATS = ("json", "csv")
+CSV_COLUMNS = ("user", "profile", "kind", "value", "coclusters")
+
+
+def profiles(model) -> list[dict]:
+    """:meth:`ProfileRecommender.explain` of every user, in user order."""
+    model._check_fitted()
+    fp = model.profiles_
+    return [explain_profile(fp, u) for u in range(fp.n_users)]
+
+
+def profile_rows(profile: dict) -> list[tuple]:
+    """One row per profile attribute and per profile movie: user, profile, kind, value, co-clusters."""
+    rows = []
+    for side in ("like", "dislike"):
+        for kind, values in profile[side].items():
+            rows += [(profile["user"], side, kind, v["value"], v["coclusters"]) for v in values]
+        rows += [(profile["user"], side, "movie", m["name"], m["coclusters"]) for m in profile[f"{side}_movies"]]
+    return rows
+
+
+def write_profiles(model, path: str | Path, fmt: str = "json", source: str = "") -> int:
+    """Write every user's profiles to ``path`` (atomically); returns the number of users."""
+    if fmt not in FORMATS:
+        raise ParameterError(f"--format must be json or csv, got {fmt!r}")
+    all_profiles = profiles(model)
+    with atomic_open(path) as f:
+        if fmt == "json":
+            json.dump({"model": source, "profiles": all_profiles}, f, default=str)
+        else:
+            w = csv.writer(f)
+            w.writerow(CSV_COLUMNS)
+            for p in all_profiles:
+                w.writerows(profile_rows(p))
+    return len(all_profiles)

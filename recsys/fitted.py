@@ -1,0 +1,369 @@
+"""The learned state of a profile recommender, as plain numpy arrays.
+
+:class:`FittedProfiles` is what :func:`recsys.fit.fit_profiles` learns from training ratings and
+what a model directory stores: the vocabularies, the ratings, the rating baseline, the like and
+dislike co-clusters and the neighbourhoods they define.  It is frozen; everything derived from
+it (like counts, residuals, profiles) is computed on first use and cached.  ``to_arrays`` /
+``from_arrays`` turn it into a flat ``{name: ndarray}`` mapping (no pickle) and back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ._csr import Csr
+from .neighbours import Neighbours, cocluster_weights, membership_norms
+
+SIDES = ("like", "dislike")
+
+
+@dataclass(frozen=True, eq=False)
+class CoClusters:
+    """Co-clusters of one relation (like or dislike): their users, their items and their attributes.
+
+    ``users`` is co-clusters × users; ``items`` co-clusters × items (the ``movie:<id>`` features);
+    ``attributes`` co-clusters × attributes (the other features).
+    """
+
+    users: Csr
+    items: Csr
+    attributes: Csr
+
+    def __len__(self) -> int:
+        return self.users.n_rows
+
+    @cached_property
+    def weights(self) -> np.ndarray:
+        """Weight of each co-cluster in the user similarities (see :mod:`recsys.neighbours`)."""
+        return cocluster_weights(self.users.lengths)
+
+    @cached_property
+    def item_weights(self) -> np.ndarray:
+        """Weight of each co-cluster in the item similarities."""
+        return cocluster_weights(self.items.lengths)
+
+    @cached_property
+    def of_user(self) -> Csr:
+        """Users × co-clusters."""
+        return self.users.transpose()
+
+    @cached_property
+    def of_item(self) -> Csr:
+        """Items × co-clusters."""
+        return self.items.transpose()
+
+    @cached_property
+    def user_norms(self) -> np.ndarray:
+        return membership_norms(self.users, self.users.shape[1])
+
+    @cached_property
+    def item_norms(self) -> np.ndarray:
+        return membership_norms(self.items, self.items.shape[1])
+
+    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        return {
+            **self.users.arrays(f"{prefix}.users"),
+            **self.items.arrays(f"{prefix}.items"),
+            **self.attributes.arrays(f"{prefix}.attributes"),
+        }
+
+    @classmethod
+    def from_arrays(cls, a, prefix: str) -> CoClusters:
+        return cls(
+            Csr.from_arrays(a, f"{prefix}.users"),
+            Csr.from_arrays(a, f"{prefix}.items"),
+            Csr.from_arrays(a, f"{prefix}.attributes"),
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class FittedProfiles:
+    """Everything a profile recommender learned from one set of training ratings.
+
+    Attributes
+    ----------
+    users, items : ndarray
+        Raw ids (int64 when every id is an integer, else str), in index order.
+    attributes : ndarray of str
+        ``kind:value`` names of the item attributes.
+    item_titles : ndarray of str
+        Display name of each item (title and year), ``""`` when unknown.
+    item_attributes : Csr
+        Items × attributes.
+    ratings : Csr
+        Users × items training ratings.
+    like_threshold : float
+        A rating above it is a like.
+    global_mean, user_bias, item_bias : float, ndarray, ndarray
+        The rating baseline ``mean + user_bias[u] + item_bias[i]`` (regularised).
+    like, dislike : CoClusters
+        Co-clusters of the like and dislike relations.
+    neighbours : dict
+        ``{"like_users", "like_items", "dislike_users", "dislike_items"}`` → :class:`Neighbours`.
+    features : str
+        What the co-clusters were computed on (``movies``, ``all`` or ``attributes``; see
+        :mod:`recsys.fit`): without per-movie features, the paper's rule leaves the movie itself
+        out of its attribute set.
+    """
+
+    users: np.ndarray
+    items: np.ndarray
+    attributes: np.ndarray
+    item_titles: np.ndarray
+    item_attributes: Csr
+    ratings: Csr
+    like_threshold: float
+    global_mean: float
+    user_bias: np.ndarray
+    item_bias: np.ndarray
+    like: CoClusters
+    dislike: CoClusters
+    neighbours: dict
+    features: str = "movies"
+
+    @property
+    def n_users(self) -> int:
+        return len(self.users)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    def coclusters(self, side: str) -> CoClusters:
+        return self.like if side == "like" else self.dislike
+
+    # -- ids ---------------------------------------------------------------------------------
+    @cached_property
+    def _user_index(self) -> dict:
+        return {v: i for i, v in enumerate(self.users.tolist())}
+
+    @cached_property
+    def _item_index(self) -> dict:
+        return {v: i for i, v in enumerate(self.items.tolist())}
+
+    @staticmethod
+    def _lookup(index: dict, ids, numeric: bool) -> np.ndarray:
+        out = np.empty(len(ids), dtype=np.int64)
+        for t, x in enumerate(ids):
+            key = _as_id(x, numeric)
+            out[t] = index.get(key, -1)
+        return out
+
+    def user_index(self, users) -> np.ndarray:
+        """Index of each user id, -1 when unknown (``"42"`` finds user 42 when ids are integers)."""
+        return self._lookup(self._user_index, _sequence(users), self.users.dtype.kind in "iu")
+
+    def item_index(self, items) -> np.ndarray:
+        """Index of each item id, -1 when unknown."""
+        return self._lookup(self._item_index, _sequence(items), self.items.dtype.kind in "iu")
+
+    def item_name(self, i: int) -> str:
+        """``Title (year) [id]``, or ``item <id>`` when no title is known."""
+        title = str(self.item_titles[i]) if len(self.item_titles) else ""
+        return f"{title} [{self.items[i]}]" if title else f"item {self.items[i]}"
+
+    # -- ratings -----------------------------------------------------------------------------
+    @cached_property
+    def liked(self) -> Csr:
+        """Users × items: the training likes."""
+        return self.ratings.select(self.ratings.values > self.like_threshold).with_values(None)
+
+    @cached_property
+    def disliked(self) -> Csr:
+        return self.ratings.select(self.ratings.values <= self.like_threshold).with_values(None)
+
+    @cached_property
+    def residuals(self) -> Csr:
+        """Users × items: each training rating minus its baseline."""
+        r = self.ratings
+        base = self.global_mean + self.user_bias[r.row_of] + self.item_bias[r.idx]
+        return r.with_values(r.values - base)
+
+    @cached_property
+    def like_rate(self) -> float:
+        return float(self.liked.nnz / max(self.ratings.nnz, 1))
+
+    @cached_property
+    def user_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """(likes, dislikes) of every user."""
+        return self.liked.lengths, self.disliked.lengths
+
+    @cached_property
+    def item_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """(likes, dislikes) of every item."""
+        return (
+            np.bincount(self.liked.idx, minlength=self.n_items),
+            np.bincount(self.disliked.idx, minlength=self.n_items),
+        )
+
+    # -- profiles (the paper's) --------------------------------------------------------------
+    def support(self, side: str, u: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The items and attributes of the user's ``side`` co-clusters, with how many hold each:
+        ``(items, item_support, attributes, attribute_support)``."""
+        cc = self.coclusters(side)
+        mine = cc.of_user.row(u)
+        out = []
+        for part in (cc.items, cc.attributes):
+            which, pos = part.rows_entries(mine)
+            counts = np.bincount(part.idx[pos], minlength=part.shape[1])
+            nz = np.flatnonzero(counts)
+            out += [nz, counts[nz]]
+        return tuple(out)
+
+    def paper_profile(self, u: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The paper's like and dislike profiles of user ``u``: per side, ``(items, attributes)`` of
+        the side's co-clusters the user belongs to, minus those in both profiles."""
+        sup = {side: self.support(side, u) for side in SIDES}
+        out = {}
+        for side, other in (("like", "dislike"), ("dislike", "like")):
+            out[side] = (
+                np.setdiff1d(sup[side][0], sup[other][0], assume_unique=True),
+                np.setdiff1d(sup[side][2], sup[other][2], assume_unique=True),
+            )
+        return out
+
+    @cached_property
+    def paper_profiles(self) -> dict[str, tuple[Csr, Csr]]:
+        """:meth:`paper_profile` of every user: per side, users × items and users × attributes."""
+        raw = {}
+        for side in SIDES:
+            cc = self.coclusters(side)
+            raw[side] = [_union_by_user(cc.of_user, part) for part in (cc.items, cc.attributes)]
+        return {
+            side: tuple(_minus(raw[side][k], raw[other][k]) for k in range(2))
+            for side, other in (("like", "dislike"), ("dislike", "like"))
+        }
+
+    # -- storage -----------------------------------------------------------------------------
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        out = {
+            "users": _id_array(self.users),
+            "items": _id_array(self.items),
+            "attributes": np.asarray(self.attributes, dtype=str),
+            "item_titles": np.asarray(self.item_titles, dtype=str),
+            "baseline": np.array([self.like_threshold, self.global_mean]),
+            "features": np.array(self.features),
+            "user_bias": self.user_bias,
+            "item_bias": self.item_bias,
+            **self.item_attributes.arrays("item_attributes"),
+            **self.ratings.arrays("ratings"),
+            **self.like.arrays("like"),
+            **self.dislike.arrays("dislike"),
+        }
+        for name, nb in self.neighbours.items():
+            out.update(nb.arrays(f"neighbours.{name}"))
+        return out
+
+    @classmethod
+    def from_arrays(cls, a) -> FittedProfiles:
+        users, items = _from_id_array(a["users"]), _from_id_array(a["items"])
+        thr, mean = (float(x) for x in a["baseline"])
+        fp = cls(
+            users=users,
+            items=items,
+            attributes=np.asarray(a["attributes"], dtype=str),
+            item_titles=np.asarray(a["item_titles"], dtype=str),
+            item_attributes=Csr.from_arrays(a, "item_attributes"),
+            ratings=Csr.from_arrays(a, "ratings"),
+            like_threshold=thr,
+            global_mean=mean,
+            user_bias=np.asarray(a["user_bias"], dtype=np.float64),
+            item_bias=np.asarray(a["item_bias"], dtype=np.float64),
+            like=CoClusters.from_arrays(a, "like"),
+            dislike=CoClusters.from_arrays(a, "dislike"),
+            neighbours={
+                name: Neighbours.from_arrays(
+                    a, f"neighbours.{name}", len(users) if name.endswith("users") else len(items)
+                )
+                for name in ("like_users", "like_items", "dislike_users", "dislike_items")
+            },
+            features=str(a["features"]) if "features" in a else "movies",
+        )
+        fp.check()
+        return fp
+
+    def check(self) -> None:
+        """Raise ValueError unless the shapes agree (a corrupt model must fail at load, not later)."""
+        nu, ni, na = self.n_users, self.n_items, len(self.attributes)
+        shapes = {
+            "ratings": (self.ratings.shape, (nu, ni)),
+            "item_attributes": (self.item_attributes.shape, (ni, na)),
+            "user_bias": ((len(self.user_bias),), (nu,)),
+            "item_bias": ((len(self.item_bias),), (ni,)),
+            "item_titles": ((len(self.item_titles),), (ni,)),
+        }
+        for side in SIDES:
+            cc = self.coclusters(side)
+            k = len(cc)
+            shapes[f"{side}.users"] = (cc.users.shape, (k, nu))
+            shapes[f"{side}.items"] = (cc.items.shape, (k, ni))
+            shapes[f"{side}.attributes"] = (cc.attributes.shape, (k, na))
+        bad = [f"{name} {got} (expected {want})" for name, (got, want) in shapes.items() if tuple(got) != tuple(want)]
+        if bad:
+            raise ValueError("inconsistent model arrays: " + "; ".join(bad))
+        if self.ratings.values is None:
+            raise ValueError("inconsistent model arrays: ratings have no values")
+
+
+def _union_by_user(of_user: Csr, part: Csr, block: int = 256) -> Csr:
+    """Users × columns: the union of ``part``'s rows over each user's co-clusters.
+
+    A sparse product in blocks of users: memory holds the result, not every (membership, column)
+    pair (billions with the paper's parameters).
+    """
+    M, P = of_user.to_scipy(), part.to_scipy()
+    rows, cols = [], []
+    for lo in range(0, of_user.n_rows, block):
+        prod = (M[lo : lo + block] @ P).tocoo()
+        rows.append(prod.row.astype(np.int64) + lo)
+        cols.append(prod.col.astype(np.int64))
+    if not rows:
+        return Csr.from_pairs([], [], (of_user.n_rows, part.shape[1]))
+    return Csr.from_pairs(np.concatenate(rows), np.concatenate(cols), (of_user.n_rows, part.shape[1]))
+
+
+def _minus(a: Csr, b: Csr) -> Csr:
+    found, _ = b.lookup(a.row_of, a.idx)
+    return a.select(~found)
+
+
+def _sequence(x) -> list:
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return list(x)
+
+
+def _as_id(x, numeric: bool):
+    if isinstance(x, np.generic):
+        x = x.item()
+    if numeric:
+        if isinstance(x, str):
+            try:
+                return int(x)
+            except ValueError:
+                return x
+        if isinstance(x, float) and x.is_integer():
+            return int(x)
+        return x
+    return str(x)
+
+
+def _id_array(ids: np.ndarray) -> np.ndarray:
+    return ids.astype(np.int64) if ids.dtype.kind in "iu" else np.asarray(ids, dtype=str)
+
+
+def _from_id_array(a: np.ndarray) -> np.ndarray:
+    return np.asarray(a, dtype=np.int64) if a.dtype.kind in "iu" else np.asarray(a, dtype=str)
+
+
+def id_array(values) -> np.ndarray:
+    """Ids as int64 when every one is an integer, else as str (one rule for every vocabulary)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "f" and np.isfinite(arr).all() and (arr == np.floor(arr)).all():
+        return arr.astype(np.int64)
+    return arr.astype(str)

@@ -1,0 +1,198 @@
+"""Neighbourhoods defined by co-clusters, and the votes of neighbours on a (user, item) pair.
+
+Two users are close when they belong to the same co-clusters, two items when the same
+co-clusters hold them.  Each entity is a vector over co-clusters with entries
+``sqrt(w_c)`` where it belongs to co-cluster ``c``, ``w_c = 1 / sqrt(size of c)`` (a small,
+selective co-cluster says more than a large one); the similarity is the cosine of these vectors,
+
+    ``s(a, b) = sum_c w_c [a in c][b in c] / (n_a n_b)``,  ``n_a = sqrt(sum_c w_c [a in c])``,
+
+which is a sum over the shared co-clusters: :mod:`recsys.explain` splits every vote into the
+co-clusters that carry it.  Each entity keeps its ``n_neighbours`` most similar others.
+
+A vote on pair ``(u, i)`` walks the anchor's neighbours in decreasing similarity, keeps the first
+``k`` that have a value for the pair (a neighbour user who rated ``i``; a neighbour item that
+``u`` rated) and returns ``sum s * value / (sum s + shrinkage)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._csr import Csr
+
+# Pairs × neighbour entries expanded at once by :func:`votes`: bounds its working memory.
+_ENTRIES_PER_CHUNK = 4_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class Neighbours:
+    """Each row's most similar others, in decreasing similarity."""
+
+    ptr: np.ndarray
+    idx: np.ndarray
+    sim: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.ptr) - 1
+
+    def of(self, a: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.idx[self.ptr[a] : self.ptr[a + 1]], self.sim[self.ptr[a] : self.ptr[a + 1]]
+
+    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        idx = self.idx.astype(np.int32) if self.n_rows < 2**31 else self.idx
+        return {f"{prefix}.ptr": self.ptr, f"{prefix}.idx": idx, f"{prefix}.sim": self.sim}
+
+    @classmethod
+    def from_arrays(cls, arrays, prefix: str, n_rows: int) -> Neighbours:
+        nb = cls(
+            np.asarray(arrays[f"{prefix}.ptr"], dtype=np.int64),
+            np.asarray(arrays[f"{prefix}.idx"], dtype=np.int64),
+            np.asarray(arrays[f"{prefix}.sim"], dtype=np.float64),
+        )
+        if len(nb.ptr) != n_rows + 1 or nb.ptr[-1] != len(nb.idx) or len(nb.sim) != len(nb.idx):
+            raise ValueError(f"inconsistent neighbour arrays {prefix}")
+        if len(nb.idx) and (nb.idx.min() < 0 or nb.idx.max() >= n_rows):
+            raise ValueError(f"neighbour index out of range in {prefix}")
+        return nb
+
+
+def cocluster_weights(sizes: np.ndarray) -> np.ndarray:
+    """``w_c = 1 / sqrt(size)``: the weight of a co-cluster in the similarities."""
+    return 1.0 / np.sqrt(np.maximum(np.asarray(sizes, dtype=np.float64), 1.0))
+
+
+def membership_norms(members: Csr, n_entities: int) -> np.ndarray:
+    """``n_a = sqrt(sum_c w_c [a in c])`` for every entity ``a``; ``members`` is co-clusters × entities."""
+    w = cocluster_weights(members.lengths)
+    return np.sqrt(np.bincount(members.idx, weights=np.repeat(w, members.lengths), minlength=n_entities))
+
+
+def from_coclusters(members: Csr, n_entities: int, n_neighbours: int, block: int = 512) -> Neighbours:
+    """The ``n_neighbours`` most similar entities of each entity, from co-clusters × entities ``members``."""
+    import scipy.sparse as sp
+
+    w = cocluster_weights(members.lengths)
+    norms = membership_norms(members, n_entities)
+    # entities × co-clusters, scaled so that A @ A.T is the weighted co-membership
+    A = sp.csr_matrix(
+        (np.repeat(np.sqrt(w), members.lengths), (members.idx, members.row_of)), shape=(n_entities, members.n_rows)
+    ).tocsr()
+    inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    return _top_similar(A, A.T.tocsr(), inv, n_neighbours, block)
+
+
+def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int) -> Neighbours:
+    """Each row's ``n_neighbours`` largest positive ``(A A^T)[a, b] inv[a] inv[b]``, decreasing."""
+    n_entities = A.shape[0]
+    ptrs, idxs, sims = [np.zeros(1, dtype=np.int64)], [], []
+    count = 0
+    for lo in range(0, n_entities, block):
+        hi = min(n_entities, lo + block)
+        S = (A[lo:hi] @ At).toarray() * inv[lo:hi, None] * inv[None, :]
+        S[np.arange(hi - lo), np.arange(lo, hi)] = 0.0  # nobody is their own neighbour
+        k = min(n_neighbours, n_entities - 1)
+        if k <= 0:
+            top = np.zeros((hi - lo, 0), dtype=np.int64)
+        else:
+            top = np.argpartition(-S, k - 1, axis=1)[:, :k]
+        top_sim = np.take_along_axis(S, top, axis=1)
+        # decreasing similarity, ties by index: deterministic
+        order = np.lexsort((top, -top_sim), axis=1) if top.size else top
+        top = np.take_along_axis(top, order, axis=1)
+        top_sim = np.take_along_axis(top_sim, order, axis=1)
+        keep = top_sim > 0
+        lengths = keep.sum(axis=1)
+        idxs.append(top[keep])
+        sims.append(top_sim[keep])
+        ptrs.append(count + np.cumsum(lengths))
+        count += int(lengths.sum())
+    ptr = np.concatenate(ptrs)
+    idx = np.concatenate(idxs) if idxs else np.zeros(0, dtype=np.int64)
+    sim = np.concatenate(sims) if sims else np.zeros(0)
+    return Neighbours(ptr.astype(np.int64), idx.astype(np.int64), sim.astype(np.float64))
+
+
+def from_ratings(table: Csr, n_neighbours: int, block: int = 512) -> Neighbours:
+    """The ``n_neighbours`` most cosine-similar rows of ``table`` (e.g. users' +1/-1 rating
+    vectors): the plain co-rating neighbourhood, a control for the co-cluster one."""
+    A = table.to_scipy().tocsr()
+    norms = np.sqrt(np.asarray(A.multiply(A).sum(axis=1)).ravel())
+    inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    return _top_similar(A, A.T.tocsr(), inv, n_neighbours, block)
+
+
+@dataclass
+class Votes:
+    """Per pair: ``value`` (the vote), ``weight`` (sum of the similarities used), ``count`` (neighbours used)."""
+
+    value: np.ndarray
+    weight: np.ndarray
+    count: np.ndarray
+
+
+def votes(
+    nb: Neighbours,
+    anchor: np.ndarray,
+    other: np.ndarray,
+    table: Csr,
+    anchor_is_row: bool,
+    k: int,
+    shrinkage: float,
+    detail: bool = False,
+):
+    """Votes of the neighbours of ``anchor[t]`` on pair ``t``.
+
+    ``table`` holds the values (e.g. rating residuals); a neighbour ``n`` of the anchor has a value
+    at ``table[n, other[t]]`` when ``anchor_is_row``, else at ``table[other[t], n]``.
+    With ``detail``, also returns ``(pair, neighbour, similarity, value)`` of every neighbour used.
+    """
+    anchor = np.asarray(anchor, dtype=np.int64)
+    other = np.asarray(other, dtype=np.int64)
+    n_pairs = len(anchor)
+    num = np.zeros(n_pairs)
+    den = np.zeros(n_pairs)
+    cnt = np.zeros(n_pairs, dtype=np.int64)
+    used = []
+    lengths = nb.ptr[anchor + 1] - nb.ptr[anchor]
+    # chunks of pairs with a bounded number of neighbour entries
+    bounds = np.searchsorted(np.cumsum(lengths), np.arange(_ENTRIES_PER_CHUNK, lengths.sum() + 1, _ENTRIES_PER_CHUNK))
+    for lo, hi in zip(np.r_[0, bounds + 1], np.r_[bounds + 1, n_pairs]):
+        if hi <= lo:
+            continue
+        a, o = anchor[lo:hi], other[lo:hi]
+        ln = lengths[lo:hi]
+        pair = np.repeat(np.arange(hi - lo, dtype=np.int64), ln)
+        pos = np.arange(ln.sum(), dtype=np.int64) - np.repeat(np.cumsum(ln) - ln - nb.ptr[a], ln)
+        n, s = nb.idx[pos], nb.sim[pos]
+        rows, cols = (n, o[pair]) if anchor_is_row else (o[pair], n)
+        found, val = table.lookup(rows, cols)
+        pair, n, s, val = pair[found], n[found], s[found], val[found]
+        # neighbours come in decreasing similarity within each pair: keep each pair's first k
+        counts = np.bincount(pair, minlength=hi - lo)
+        start = (np.cumsum(counts) - counts)[pair]
+        keep = (np.arange(len(pair)) - start) < k
+        pair, n, s, val = pair[keep], n[keep], s[keep], val[keep]
+        num[lo:hi] = np.bincount(pair, s * val, minlength=hi - lo)
+        den[lo:hi] = np.bincount(pair, s, minlength=hi - lo)
+        cnt[lo:hi] = np.bincount(pair, minlength=hi - lo)
+        if detail:
+            used.append((pair + lo, n, s, val))
+    out = Votes(num / (den + shrinkage), den, cnt)
+    if not detail:
+        return out
+    cat = [np.concatenate([u[j] for u in used]) if used else np.zeros(0) for j in range(4)]
+    return out, tuple(cat)
+
+
+def neighbour_share(nb: Neighbours, a: int, table: Csr, n_cols: int) -> np.ndarray:
+    """For every column ``j``: the similarity-weighted share of ``a``'s neighbours with an entry at
+    ``table[neighbour, j]`` (e.g. who liked item ``j``)."""
+    neigh, sim = nb.of(a)
+    if len(neigh) == 0 or sim.sum() <= 0:
+        return np.zeros(n_cols)
+    which, pos = table.rows_entries(neigh)
+    return np.bincount(table.idx[pos], weights=sim[which], minlength=n_cols) / sim.sum()
