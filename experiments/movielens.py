@@ -46,6 +46,9 @@ PAPER_VARIANTS = [
     ("movies and attributes, all regions", PAPER_KINDS, "all", False),
     ("attributes only, all regions", PAPER_KINDS, "attributes", False),
 ]
+# the first three billed cast members give 3,665 attributes (genre, director, cast) against the paper's
+# 4,233; all of them give 18,400 (see the results)
+PAPER_TOP_CAST = 3
 VARIANT_MEMORY_GB = 16
 VARIANT_TIMEOUT = 1200
 
@@ -70,7 +73,7 @@ def paper_variant(kinds: tuple, features: str, skip_covered: bool, home) -> dict
     from recsys.fit import PAPER_PARAMS
     from recsys.model import ProfileRecommender
 
-    data = load_movies("ml-100k", "u1", home, kinds, None)
+    data = load_movies("ml-100k", "u1", home, kinds, PAPER_TOP_CAST)
     params = {**PAPER_PARAMS, "skip_covered": skip_covered}
     t = time.perf_counter()
     model = ProfileRecommender(features=features, like_params=params, dislike_params=params)
@@ -303,9 +306,11 @@ def paper_section(u1: dict, variants: dict) -> list[str]:
         "",
         "The paper's rule (the larger Jaccard similarity of a movie's attributes with the user's like and dislike "
         "profiles wins; no match abstains) with the paper's parameters (nhashes 5000, nkeys 4, minO = minF = 2, "
-        "spthr 0.8) and its attribute kinds (genre, director, cast: all billed cast members; no writer, no "
-        "keywords: ours has none). `attributes only` drops the per-movie features (`movie:<id>:Y|N`) from the "
-        "co-clustered relation; `all regions` turns the author's `skip_covered` heuristic off.",
+        f"spthr 0.8) and its attribute kinds (genre, director, cast: the first {PAPER_TOP_CAST} billed, the closest "
+        "to the paper's attribute count; no writer; no keywords: our source has none). The paper does not say "
+        "whether its 4,233 attributes include the 1,650 movies. `attributes only` drops the per-movie features "
+        "(`movie:<id>:Y|N`) from the co-clustered relation; `all regions` turns the author's `skip_covered` "
+        "heuristic off.",
         "",
         "| variant | attributes | relations (co-clustered) | coverage | accuracy on covered | always-like on covered "
         "| balanced acc. (full) | AUC | co-clusters like / dislike | fit s |",
@@ -330,12 +335,18 @@ def paper_section(u1: dict, variants: dict) -> list[str]:
         accs = [v["accuracy_covered"] for v in done.values()]
         majs = [v["majority_covered"] for v in done.values()]
         covs = [v["coverage"] for v in done.values()]
+        gaps = [a - m for a, m in zip(accs, majs)]
         lines.append(
             f"* Accuracy on the covered ratings: {min(accs):.4f}–{max(accs):.4f} against the paper's 0.8314 "
-            f"({'reproduces' if max(abs(a - 0.8314) for a in accs) < 0.02 else 'differs'}), but the always-like "
-            f"rule scores {min(majs):.4f}–{max(majs):.4f} on the same ratings: the rule is "
-            f"{min(a - m for a, m in zip(accs, majs)):+.4f} to {max(a - m for a, m in zip(accs, majs)):+.4f} above "
-            "predicting like for everything."
+            f"({'reproduces' if max(abs(a - 0.8314) for a in accs) < 0.02 else 'differs'}), but always predicting "
+            f"like scores {min(majs):.4f}–{max(majs):.4f} on the same ratings: the rule is "
+            + (
+                f"{min(gaps):.4f}–{max(gaps):.4f} above it."
+                if min(gaps) >= 0
+                else f"{-max(gaps):.4f}–{-min(gaps):.4f} below it."
+                if max(gaps) <= 0
+                else f"between {-min(gaps):.4f} below and {max(gaps):.4f} above it."
+            )
         )
         lines.append(
             f"* Coverage {min(covs):.4f}–{max(covs):.4f} against the paper's 0.6431: "
@@ -344,15 +355,21 @@ def paper_section(u1: dict, variants: dict) -> list[str]:
     if pp:
         svd = u1["methods"]["svd"]
         nb = u1["methods"]["naive_bayes"]
+        svd_nat, nb_nat = svd["accuracy_on_paper_covered_natural"], nb["accuracy_on_paper_covered_natural"]
         lines.append(
-            "* The paper reports SVD 0.7968 and Naive Bayes 0.6932 on the covered ratings, below its rule. Here, on "
-            f"the ratings our paper rule covers, SVD scores {svd['accuracy_on_paper_covered']:.4f} and Naive Bayes "
-            f"{nb['accuracy_on_paper_covered']:.4f} against the rule's {pp['accuracy_covered']:.4f} "
+            "* The paper reports SVD 0.7968 and Naive Bayes 0.6932 on the covered ratings, below its rule's 0.8314. "
+            f"Here, on the ratings our paper rule covers and at their own cut-offs (as the paper scored them: a "
+            f"predicted rating above 2; P(like) >= 0.5), SVD scores {svd_nat:.4f} and Naive Bayes {nb_nat:.4f} "
+            f"against the rule's {pp['accuracy_covered']:.4f}: "
+            + ("SVD beats the rule (reverses)" if svd_nat > pp["accuracy_covered"] else "the rule beats SVD (holds)")
+            + ", and "
             + (
-                "(reverses: both are at least as accurate as the rule)."
-                if min(svd["accuracy_on_paper_covered"], nb["accuracy_on_paper_covered"]) >= pp["accuracy_covered"]
-                else "(holds)."
-            )
+                "Naive Bayes beats the rule (reverses)."
+                if nb_nat > pp["accuracy_covered"]
+                else "the rule beats Naive Bayes (holds)."
+            )  # fmt: skip
+            + f" (At the balanced-accuracy cut-offs of the protocol, accuracy is not what they aim at: SVD "
+            f"{svd['accuracy_on_paper_covered']:.4f}, Naive Bayes {nb['accuracy_on_paper_covered']:.4f}.)"
         )
         lines.append(
             f"* By AUC the paper's rule ranks likes above dislikes with {pp['auc_full']:.4f} and its balanced accuracy "

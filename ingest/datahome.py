@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
@@ -68,6 +69,22 @@ REGISTRY: dict[str, Dataset] = {
             ),
             "u.data",
             "MovieLens 100K: 100,000 ratings of 1,682 movies by 943 users, splits u1..u5, ua, ub",
+        ),
+        Dataset(
+            "ml-100k-imdb",
+            "ml-100k-imdb",
+            (
+                RemoteFile(
+                    "https://raw.githubusercontent.com/manfredmichael/movielens-details/"
+                    "deca05a31f7d5a53a75a3ac335d4dfc5e9d9ea63/movielens100k_details.json",
+                    "sha256:91797362fe45e38b385e817b81eb53604af7f20596b50a594b6f07ca66c102c5",
+                    2_441_794,
+                    archive=False,
+                ),
+            ),
+            "movielens100k_details.json",
+            "IMDb director, writer and cast of the MovieLens 100K movies (scraped from IMDb title pages, "
+            "manfredmichael/movielens-details)",
         ),
         Dataset(
             "ml-1m",
@@ -131,13 +148,42 @@ def require(path: str | Path, name: str | None = None) -> Path:
     raise MissingDataError(msg)
 
 
+class DownloadBar:
+    """A one-line download progress bar on stderr, in the interface pooch drives (``total``,
+    ``update``, ``reset``, ``close``): no extra dependency."""
+
+    def __init__(self, name: str, stream=None):
+        self.name, self.total, self.done = name, 0, 0
+        self.stream = stream if stream is not None else sys.stderr
+        self._shown = -1
+
+    def update(self, n: int) -> None:
+        self.done += n
+        pct = int(100 * min(self.done, self.total) / self.total) if self.total else 0
+        if pct != self._shown:
+            self._shown = pct
+            size = (
+                f"{min(self.done, self.total or self.done) / 1e6:.1f}/{self.total / 1e6:.1f} MB" if self.total else ""
+            )
+            self.stream.write(f"\rdownloading {self.name} {pct:3d}% {size}")
+            self.stream.flush()
+
+    def reset(self) -> None:
+        self.done, self._shown = 0, -1
+
+    def close(self) -> None:
+        self.stream.write("\n")
+        self.stream.flush()
+
+
 def _retrieve(remote: RemoteFile, cache: Path, progress: bool) -> Path:
     import pooch
 
     fname = remote.url.rsplit("/", 1)[-1]
+    downloader = pooch.HTTPDownloader(progressbar=DownloadBar(fname) if progress else False)
     try:
         return Path(
-            pooch.retrieve(remote.url, known_hash=remote.known_hash, fname=fname, path=cache, progressbar=progress)
+            pooch.retrieve(remote.url, known_hash=remote.known_hash, fname=fname, path=cache, downloader=downloader)
         )
     except ValueError as exc:  # pooch: hash mismatch; it has already removed the download
         raise DownloadError(f"download of {remote.url} rejected: {exc}") from None

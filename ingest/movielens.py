@@ -16,6 +16,7 @@ import pandas as pd
 from .datahome import data_home, require
 from .errors import DataRequestError
 from .tables import DataFormatError, read_table
+from .userfiles import resolve_duplicates
 
 ML100K_GENRES = [
     "unknown",
@@ -42,15 +43,20 @@ ML100K_SPLITS = ("u1", "u2", "u3", "u4", "u5", "ua", "ub")
 RATING_COLUMNS = ["user", "item", "rating", "timestamp"]
 
 
-def read_ml100k_ratings(path: str | Path) -> pd.DataFrame:
+def _lines(df: pd.DataFrame, header: bool) -> np.ndarray:
+    return np.arange(len(df)) + (2 if header else 1)
+
+
+def read_ml100k_ratings(path: str | Path, duplicates: str = "error") -> pd.DataFrame:
     """``u.data`` or a split file (``u1.base`` …): tab-separated user, item, rating 1–5, timestamp."""
-    return read_table(
+    df = read_table(
         path,
         "\t",
         RATING_COLUMNS,
         ints=("user", "item", "rating", "timestamp"),
         ranges={"rating": (1, 5), "user": (1, np.inf), "item": (1, np.inf)},
     )
+    return resolve_duplicates(df, path, duplicates, _lines(df, False))
 
 
 def read_ml100k_items(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -84,21 +90,22 @@ def read_ml100k_users(path: str | Path) -> pd.DataFrame:
     )
 
 
-def load_ml100k_split(split: str = "u1", home: str | Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def load_ml100k_split(
+    split: str = "u1", home: str | Path | None = None, duplicates: str = "error"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The predefined train/test split ``split`` (``u1``..``u5``, ``ua``, ``ub``) of MovieLens 100K."""
     if split not in ML100K_SPLITS:
         raise DataRequestError(f"unknown MovieLens 100K split {split!r}; choose from {', '.join(ML100K_SPLITS)}")
     folder = data_home(home) / "ml-100k"
-    train = read_ml100k_ratings(require(folder / f"{split}.base", "ml-100k"))
-    test = read_ml100k_ratings(require(folder / f"{split}.test", "ml-100k"))
+    train = read_ml100k_ratings(require(folder / f"{split}.base", "ml-100k"), duplicates)
+    test = read_ml100k_ratings(require(folder / f"{split}.test", "ml-100k"), duplicates)
     return train, test
 
 
-def read_ml1m_ratings(path: str | Path) -> pd.DataFrame:
+def read_ml1m_ratings(path: str | Path, duplicates: str = "error") -> pd.DataFrame:
     """MovieLens 1M ``ratings.dat``: ``UserID::MovieID::Rating::Timestamp``."""
-    return read_table(
-        path, "::", RATING_COLUMNS, ints=("user", "item", "rating", "timestamp"), ranges={"rating": (1, 5)}
-    )
+    df = read_table(path, "::", RATING_COLUMNS, ints=("user", "item", "rating", "timestamp"), ranges={"rating": (1, 5)})
+    return resolve_duplicates(df, path, duplicates, _lines(df, False))
 
 
 def read_ml1m_movies(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -107,7 +114,7 @@ def read_ml1m_movies(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return _titles_and_genres(df)
 
 
-def read_csv_ratings(path: str | Path) -> pd.DataFrame:
+def read_csv_ratings(path: str | Path, duplicates: str = "error") -> pd.DataFrame:
     """CSV release ``ratings.csv`` (ml-latest-small, 25M, 32M): half-star ratings 0.5–5."""
     df = read_table(
         path,
@@ -118,7 +125,37 @@ def read_csv_ratings(path: str | Path) -> pd.DataFrame:
         floats=("rating",),
         ranges={"rating": (0.5, 5)},
     )
-    return df.rename(columns={"userId": "user", "movieId": "item"})
+    df = df.rename(columns={"userId": "user", "movieId": "item"})
+    return resolve_duplicates(df, path, duplicates, _lines(df, True))
+
+
+def read_csv_tags(path: str | Path, min_movies: int = 2) -> pd.DataFrame:
+    """CSV release ``tags.csv`` (userId, movieId, tag, timestamp) as ``item, kind='tag', value``.
+
+    Tags are normalised (lower case, inner blanks collapsed, stripped) and kept when at least
+    ``min_movies`` distinct movies carry them: a tag on one movie says nothing the movie itself
+    does not.  Tags are item content here, like genres; they hold no rating.
+    """
+    path = Path(require(path))
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise DataFormatError(f"{path}:{line}: bytes not valid utf-8") from None
+    except pd.errors.ParserError as exc:
+        raise DataFormatError(f"{path}: {exc}") from None
+    if not {"movieId", "tag"} <= set(df.columns):
+        raise DataFormatError(f"{path}:1: expected a header with movieId and tag, got {','.join(df.columns)}")
+    ids = pd.to_numeric(df["movieId"], errors="coerce")
+    bad = np.flatnonzero(ids.isna().to_numpy())
+    if len(bad):
+        raise DataFormatError(f"{path}:{bad[0] + 2}: movieId must be an integer, got {df['movieId'].iloc[bad[0]]!r}")
+    tag = df["tag"].str.lower().str.replace(r"\s+", " ", regex=True).str.strip()
+    tags = pd.DataFrame({"item": ids.astype(np.int64).to_numpy(), "value": tag.to_numpy()})
+    tags = tags[tags["value"] != ""].drop_duplicates()
+    per_tag = tags.groupby("value")["item"].transform("nunique")
+    tags = tags[per_tag >= min_movies]
+    return pd.DataFrame({"item": tags["item"].to_numpy(), "kind": "tag", "value": tags["value"].to_numpy()})
 
 
 def read_csv_movies(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -89,16 +89,41 @@ def main(
 HOME = typer.Option(None, "--home", help="Data home (default: $RECSYS_DATA or ~/recsys_data).")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress output.")
 JSON = typer.Option(False, "--json", help="Print JSON.")
-DATASET = typer.Option("ml-100k", "--dataset", "-d", help="ml-100k, ml-1m, ml-latest-small or ml-25m.")
-SPLIT = typer.Option("u1", "--split", "-s", help="ml-100k: u1..u5, ua, ub; other releases: all.")
+DATASET = typer.Option(
+    None, "--dataset", "-d", help="ml-100k (default), ml-1m, ml-latest-small, ml-25m or demo (offline, shipped)."
+)
+SPLIT = typer.Option(
+    None,
+    "--split",
+    "-s",
+    help="ml-100k: u1..u5, ua, ub (default u1). Any data: all, random:FRACTION:SEED, leave-k-out:K:SEED or "
+    "temporal:FRACTION (default: all to train, random:0.2:0 to evaluate).",
+)
 ATTRIBUTES = typer.Option(
-    "genre,director,writer,cast",
+    None,
     "--attributes",
     "-a",
-    help="Attribute kinds, comma separated (ml-100k: genre, director, writer, cast; "
-    "IMDb dumps: genre, actor, actress, director, writer).",
+    help="Attribute kinds, comma separated (default: every kind the data has; ml-100k: genre, director, writer, "
+    "cast; ml-latest-small: genre, tag).",
 )
 TOP_CAST = typer.Option(3, "--top-cast", help="Keep the first N billed cast members (ml-100k); 0 keeps all.")
+RATINGS = typer.Option(
+    None, "--ratings", help="Your own ratings CSV/TSV (header; user, item, rating[, timestamp]) instead of --dataset."
+)
+ITEMS = typer.Option(
+    None, "--items", help="Your own item table: wide (item, title, genres, … with |-separated values) or long "
+    "(item, kind, value)."
+)  # fmt: skip
+RATINGS_COLUMNS = typer.Option(
+    None, "--ratings-columns", help="Header names of your ratings file, e.g. user=reader,item=book,rating=stars."
+)
+ITEMS_COLUMNS = typer.Option(None, "--items-columns", help="Header name of the item id in your item file: item=NAME.")
+DUPLICATES = typer.Option(
+    "error", "--duplicates", help="A (user, item) rated twice: error (default), last (keep the later) or mean."
+)
+NO_DOWNLOAD = typer.Option(
+    False, "--no-download", help="Never download: a missing data set is an error (default: fetch it on first use)."
+)
 LIKE_THRESHOLD = typer.Option(
     2.0, "--like-threshold", help="A rating above it is a like (default 2: the paper's rule, rating > 2)."
 )
@@ -129,24 +154,67 @@ def _progress(quiet: bool):
     return say
 
 
-def _kinds(attributes: str) -> list[str]:
+def _kinds(attributes: str | None) -> list[str] | None:
     from .errors import ParameterError
 
+    if attributes is None:
+        return None
     kinds = [k.strip() for k in attributes.split(",") if k.strip()]
     if not kinds:
         raise ParameterError("--attributes is empty; give e.g. genre,director,writer,cast")
     return kinds
 
 
-def _load_data(dataset, split, attributes, top_cast, home):
-    from ingest.datasets import load_movies
+def _load_data(
+    dataset, split, attributes, top_cast, home, ratings=None, items=None, ratings_columns=None, items_columns=None,
+    duplicates="error", no_download=False, quiet=False, evaluating=False,
+):  # fmt: skip
+    """The data a command works on: a known data set, or the user's own files; notes go to stderr."""
+    from ingest.datasets import default_split, load_files, load_movies
+    from ingest.userfiles import DUPLICATES as POLICIES
+    from ingest.userfiles import parse_columns
 
     from .errors import ParameterError
 
-    kinds = _kinds(attributes)
+    if duplicates not in POLICIES:
+        raise ParameterError(f"--duplicates must be one of {', '.join(POLICIES)}, got {duplicates!r}")
     if top_cast is not None and top_cast < 0:
         raise ParameterError(f"--top-cast must be 0 (all) or more, got {top_cast}")
-    return load_movies(dataset, split, home, kinds, top_cast or None), kinds
+    kinds = _kinds(attributes)
+    if ratings is not None:
+        if dataset is not None:
+            raise ParameterError("give either --dataset or --ratings, not both")
+        data = load_files(
+            ratings,
+            items,
+            split or ("random:0.2:0" if evaluating else "all"),
+            kinds,
+            columns=parse_columns(ratings_columns),
+            item_columns=parse_columns(items_columns),
+            duplicates=duplicates,
+        )
+    else:
+        if items is not None:
+            raise ParameterError("--items goes with --ratings (your own data)")
+        name = dataset or "ml-100k"
+
+        def say(message: str) -> None:
+            if not quiet:
+                typer.secho(message, err=True, fg=typer.colors.BRIGHT_BLACK)
+
+        data = load_movies(
+            name, split or default_split(name, evaluating), home, kinds, top_cast or None,
+            duplicates=duplicates, download=not no_download, progress=None if quiet else say,
+        )  # fmt: skip
+    for note in data.notes:
+        typer.secho(f"note: {note}", err=True, fg=typer.colors.YELLOW)
+    return data, data.kinds
+
+
+def _source(dataset, ratings, items) -> dict:
+    if ratings is not None:
+        return {"ratings_file": str(ratings), "items_file": str(items) if items else None}
+    return {"dataset": dataset or "ml-100k"}
 
 
 def _model_params(features, paper, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, seed, like):
@@ -211,20 +279,30 @@ def relations(
     attributes: str = ATTRIBUTES,
     top_cast: int = TOP_CAST,
     like_threshold: float = LIKE_THRESHOLD,
+    ratings: Path = RATINGS,
+    items: Path = ITEMS,
+    ratings_columns: str = RATINGS_COLUMNS,
+    items_columns: str = ITEMS_COLUMNS,
+    duplicates: str = DUPLICATES,
+    no_download: bool = NO_DOWNLOAD,
     home: Path = HOME,
     as_json: bool = JSON,
+    quiet: bool = QUIET,
 ) -> None:
     """Build the like/dislike user–attribute relations of a training split and summarise them."""
-    data, kinds = _load_data(dataset, split, attributes, top_cast, home)
+    data, kinds = _load_data(
+        dataset, split, attributes, top_cast, home, ratings, items, ratings_columns, items_columns, duplicates,
+        no_download, quiet,
+    )  # fmt: skip
     summary = data.relations(kinds, like_threshold).summary()
-    summary = {"dataset": dataset, "split": split, "attribute_kinds": kinds, **summary}
+    summary = {**_source(dataset, ratings, items), "split": data.split, "attribute_kinds": kinds, **summary}
     if data.links is not None:
         summary["items_linked_to_imdb"] = data.links.n_linked
         summary["items"] = data.links.n_items
     if as_json:
         typer.echo(json.dumps(summary))
         return
-    typer.echo(f"{dataset} {split} — attributes: {', '.join(kinds)}")
+    typer.echo(f"{summary.get('dataset', ratings)} {data.split} — attributes: {', '.join(kinds) or 'none'}")
     for key in (
         "users",
         "movies",
@@ -250,6 +328,12 @@ def train(
     split: str = SPLIT,
     attributes: str = ATTRIBUTES,
     top_cast: int = TOP_CAST,
+    ratings: Path = RATINGS,
+    items: Path = ITEMS,
+    ratings_columns: str = RATINGS_COLUMNS,
+    items_columns: str = ITEMS_COLUMNS,
+    duplicates: str = DUPLICATES,
+    no_download: bool = NO_DOWNLOAD,
     like_threshold: float = LIKE_THRESHOLD,
     features: str = FEATURES,
     paper: bool = PAPER,
@@ -269,7 +353,10 @@ def train(
     from .store import fingerprint, save
 
     say = _progress(quiet)
-    data, kinds = _load_data(dataset, split, attributes, top_cast, home)
+    data, kinds = _load_data(
+        dataset, split, attributes, top_cast, home, ratings, items, ratings_columns, items_columns, duplicates,
+        no_download, quiet,
+    )  # fmt: skip
     params = _model_params(
         features, paper, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, seed, like_threshold
     )
@@ -278,8 +365,8 @@ def train(
         model,
         out,
         provenance(
-            dataset=dataset,
-            split=split,
+            **_source(dataset, ratings, items),
+            split=data.split,
             attribute_kinds=kinds,
             top_cast=top_cast,
             data_fingerprint=fingerprint(data.train, data.attributes),
@@ -312,8 +399,7 @@ def _print_explanation(ex) -> None:
             detail = f" — {line.detail}" if line.detail else ""
             typer.echo(f"    {line.contribution:+.3f}  {line.text}{detail}")
             for part in line.parts:
-                label = f"[{part['cocluster']}] " if part["cocluster"] else ""
-                typer.echo(f"             {part['contribution']:+.3f}  {label}{part['text']}")
+                typer.echo(f"             {part['contribution']:+.3f}  {part['text']}")
     for side in ("like", "dislike"):
         rows = ex.profile_matches.get(side, [])
         if rows or ex.mode == "paper":
@@ -458,6 +544,12 @@ def evaluate(
     split: str = SPLIT,
     attributes: str = ATTRIBUTES,
     top_cast: int = TOP_CAST,
+    ratings: Path = RATINGS,
+    items: Path = ITEMS,
+    ratings_columns: str = RATINGS_COLUMNS,
+    items_columns: str = ITEMS_COLUMNS,
+    duplicates: str = DUPLICATES,
+    no_download: bool = NO_DOWNLOAD,
     like_threshold: float = LIKE_THRESHOLD,
     features: str = FEATURES,
     n_bands: int = N_BANDS,
@@ -467,6 +559,7 @@ def evaluate(
     min_density: float = MIN_DENSITY,
     skip_covered: bool = SKIP_COVERED,
     seed: int = SEED,
+    methods: str = typer.Option(None, "--methods", help="Only these methods, comma separated (default: all)."),
     topn: bool = typer.Option(True, "--topn/--no-topn", help="Also measure top-10 lists."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Resamples for the confidence intervals (0: none)."),
     paper_n_bands: int = typer.Option(5000, "--paper-n-bands", help="nhashes of the paper's rule (the paper: 5000)."),
@@ -477,6 +570,7 @@ def evaluate(
     """Compare every method on a split under one protocol (cut-offs tuned alike), with ablations,
     95 % bootstrap intervals and top-N lists."""
     from .errors import ParameterError
+    from .evaluation import METHODS
     from .evaluation import evaluate as run_evaluation
     from .fit import PAPER_PARAMS
     from .provenance import provenance
@@ -485,10 +579,17 @@ def evaluate(
         raise ParameterError(f"--bootstrap must be 0 or more, got {bootstrap}")
     if paper_n_bands < 1:
         raise ParameterError(f"--paper-n-bands must be at least 1, got {paper_n_bands}")
+    chosen = METHODS if methods is None else tuple(m.strip() for m in methods.split(",") if m.strip())
+    unknown = set(chosen) - set(METHODS)
+    if unknown or not chosen:
+        raise ParameterError(f"--methods must be among {', '.join(METHODS)}; got {methods!r}")
     say = _progress(quiet)
-    data, kinds = _load_data(dataset, split, attributes, top_cast, home)
+    data, kinds = _load_data(
+        dataset, split, attributes, top_cast, home, ratings, items, ratings_columns, items_columns, duplicates,
+        no_download, quiet, evaluating=True,
+    )  # fmt: skip
     if data.test is None:
-        raise ParameterError(f"{dataset} split {split!r} has no test ratings to evaluate on")
+        raise ParameterError(f"split {data.split!r} has no test ratings to evaluate on; use e.g. --split random:0.2:0")
     params = _model_params(
         features, False, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, seed, like_threshold
     )
@@ -499,6 +600,7 @@ def evaluate(
         data.items,
         like_threshold=like_threshold,
         seed=seed,
+        methods=chosen,
         profile_params=params,
         paper_params={**PAPER_PARAMS, "n_bands": paper_n_bands},
         with_topn=topn,
@@ -506,8 +608,8 @@ def evaluate(
         progress=say,
     )
     res = {
-        "dataset": dataset,
-        "split": split,
+        **_source(dataset, ratings, items),
+        "split": data.split,
         "attribute_kinds": kinds,
         **res,
         **provenance(),
@@ -530,7 +632,8 @@ def _json_default(x):
 
 def _print_evaluation(res: dict) -> None:
     typer.echo(
-        f"{res['dataset']} {res['split']}: {res['n_test']:,} test ratings, {res['like_share_test']:.1%} likes "
+        f"{res.get('dataset', res.get('ratings_file'))} {res['split']}: {res['n_test']:,} test ratings, "
+        f"{res['like_share_test']:.1%} likes "
         "(the always-like accuracy). Cut-offs: best balanced accuracy on a held-out 10% of training, every method."
     )
     cols = ("auc_full", "balanced_accuracy_full", "accuracy_full", "dislike_recall_full", "coverage", "threshold")
@@ -558,6 +661,80 @@ def _print_evaluation(res: dict) -> None:
                 f"ndcg {r['ndcg@10']:.4f}  hit rate {r['hit_rate@10']:.4f}  coverage {r['catalogue_coverage']:.4f}"
             )
     typer.echo(f"\n{res['seconds']:.0f} s; commit {res['commit']}")
+
+
+@app.command()
+@user_errors
+def report(
+    model_dir: Path = MODEL_DIR,
+    user: str = typer.Argument(None, help="User id (omit with --all)."),
+    out: Path = typer.Option(..., "--out", "-o", help="HTML file to write (a directory with --all)."),
+    all_users: bool = typer.Option(False, "--all", help="One page per user and an index.html, in the --out directory."),
+    users: str = typer.Option(None, "--users", help="With --all: only these users (comma separated)."),
+    item: str = typer.Option(None, "--item", help="The movie whose evidence is charted (default: the top pick)."),
+    n: int = typer.Option(10, "-n", help="Recommendations shown."),
+    quiet: bool = QUIET,
+) -> None:
+    """A self-contained HTML page of USER's profiles, co-clusters, recommendations and evidence."""
+    from .errors import ParameterError
+    from .report import write_all, write_user
+
+    if all_users == (user is not None):
+        raise ParameterError("give USER, or --all (with an --out directory)")
+    if n < 1:
+        raise ParameterError(f"-n must be at least 1, got {n}")
+    model = _load_model(model_dir)
+    if all_users:
+        chosen = [u.strip() for u in users.split(",") if u.strip()] if users else None
+        index = write_all(model, out, chosen, n, str(model_dir), progress=_progress(quiet))
+        if not quiet:
+            typer.echo(f"wrote {index} and one page per user")
+        return
+    if users:
+        raise ParameterError("--users goes with --all")
+    path = write_user(model, user, out, item, n, str(model_dir))
+    if not quiet:
+        typer.echo(f"wrote {path}")
+
+
+@app.command()
+@user_errors
+def demo(
+    out: Path = typer.Option(
+        Path("recsys-demo"), "--out", "-o", help="Directory for the model, evaluation and report."
+    ),
+    users: int = typer.Option(20, "--users", help="Report pages for this many users (the most active)."),
+    quiet: bool = QUIET,
+) -> None:
+    """Train on the shipped demo data (no network), evaluate every method and write an HTML report."""
+    import numpy as np
+
+    from .evaluation import evaluate as run_evaluation
+    from .model import ProfileRecommender
+    from .provenance import provenance
+    from .report import write_all
+    from .store import fingerprint, save
+
+    say = _progress(quiet)
+    data, kinds = _load_data("demo", "random:0.2:0", None, None, None, quiet=quiet, evaluating=True)
+    say and say(f"demo data: {len(data.train):,} training and {len(data.test):,} test ratings; attributes {kinds}")
+    res = run_evaluation(data.train, data.test, data.attributes, data.items, n_boot=200, progress=say)
+    model = ProfileRecommender().fit(data.train, data.attributes, data.items, progress=say)
+    out.mkdir(parents=True, exist_ok=True)
+    save(model, out / "model", provenance(dataset="demo", split=data.split, attribute_kinds=kinds,
+                                          data_fingerprint=fingerprint(data.train, data.attributes)))  # fmt: skip
+    from ._files import atomic_open
+
+    with atomic_open(out / "evaluation.json") as f:
+        json.dump({"dataset": "demo", "split": data.split, **res, **provenance()}, f, default=_json_default, indent=1)
+    fp = model.profiles_
+    counts = fp.ratings.lengths
+    top = fp.users[np.argsort(-counts, kind="stable")[: max(1, users)]]
+    index = write_all(model, out / "report", top.tolist(), 10, str(out / "model"), progress=say)
+    if quiet:
+        return
+    _print_evaluation({"dataset": "demo", "split": data.split, **res, **provenance()})
+    typer.echo(f"\nmodel: {out / 'model'}\nevaluation: {out / 'evaluation.json'}\nreport: {index}")
 
 
 def run() -> None:  # pragma: no cover - console entry point

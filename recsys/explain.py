@@ -112,30 +112,34 @@ def _plain(x):
     return x.item() if isinstance(x, np.generic) else x
 
 
-# -- the co-clusters behind a vote ------------------------------------------------------------
-def vote_by_cocluster(fp: FittedProfiles, name: str, u: int, i: int, k: int, shrinkage: float):
-    """The vote ``name`` on (u, i), and its split over co-clusters: ``(value, coclusters, shares, used)``.
+# -- the neighbours and co-clusters behind a vote -----------------------------------------------
+def vote_parts(fp: FittedProfiles, name: str, u: int, i: int, k: int, shrinkage: float):
+    """The vote ``name`` on (u, i) split by the neighbours that cast it: ``(value, parts)``.
 
-    ``shares[j]`` is co-cluster ``coclusters[j]``'s part of ``value``; they sum to ``value``.
-    ``used`` are the neighbours that voted, with similarity and residual.
+    Each part is one neighbour (a user who rated the movie, or a movie the user rated) with its
+    share of ``value`` (``similarity * residual / (sum of similarities + shrinkage)``; the shares add
+    up to ``value``), its residual, and the co-clusters its similarity comes from: how many it
+    shares with the user (or the movie) and the most specific of them (the smallest).
     """
     side, who = VOTE_TERMS[name]
     cc = fp.coclusters(side)
-    res, (pair, neigh, sim, val) = vote(fp, name, np.array([u]), np.array([i]), k, shrinkage, detail=True)
+    res, (_, neigh, sim, val) = vote(fp, name, np.array([u]), np.array([i]), k, shrinkage, detail=True)
     value = float(res.value[0])
+    denom = float(res.weight[0]) + shrinkage
     if who == "users":
-        anchor, of, weights, norms = u, cc.of_user, cc.weights, cc.user_norms
+        anchor, of, sizes = u, cc.of_user, cc.users.lengths
     else:
-        anchor, of, weights, norms = i, cc.of_item, cc.item_weights, cc.item_norms
+        anchor, of, sizes = i, cc.of_item, cc.items.lengths
     mine = of.row(anchor)
-    acc = np.zeros(len(mine))
-    for v, r in zip(neigh.astype(np.int64), val):
-        _, ia, _ = np.intersect1d(mine, of.row(v), assume_unique=True, return_indices=True)
-        acc[ia] += r / norms[v]
-    denom = norms[anchor] * (float(res.weight[0]) + shrinkage)
-    shares = weights[mine] * acc / denom if denom > 0 else np.zeros(len(mine))
-    used = [{"neighbour": int(v), "similarity": float(s), "residual": float(r)} for v, s, r in zip(neigh, sim, val)]
-    return value, mine, shares, used
+    parts = []
+    for v, s, r in zip(neigh.astype(np.int64), sim, val):
+        shared = np.intersect1d(mine, of.row(v), assume_unique=True)
+        best = int(shared[np.lexsort((shared, sizes[shared]))][0]) if len(shared) else None
+        parts.append(
+            {"neighbour": int(v), "similarity": float(s), "residual": float(r), "share": float(s * r / denom),
+             "shared": int(len(shared)), "example": best}
+        )  # fmt: skip
+    return value, parts
 
 
 # -- predictions ------------------------------------------------------------------------------
@@ -184,19 +188,16 @@ def explain_prediction(model, preds, mode: str, threshold: float | None) -> Expl
         if t in VOTE_TERMS and model.neighbours == "ratings":
             line.detail = "neighbours from plain co-ratings (a control): no co-cluster carries this vote"
         elif t in VOTE_TERMS:
-            value, ccs, shares, used = vote_by_cocluster(fp, t, u, i, model.n_votes, model.shrinkage)
-            side = VOTE_TERMS[t][0]
-            contrib = coef * shares
-            order = np.argsort(-np.abs(contrib), kind="stable")
-            top = order[:3]
-            for j in top:
-                d = describe_cocluster(fp, side, int(ccs[j]))
-                line.parts.append({"cocluster": d["id"], "text": d["text"], "contribution": float(contrib[j])})
+            value, parts = vote_parts(fp, t, u, i, model.n_votes, model.shrinkage)
+            side, who = VOTE_TERMS[t]
+            order = sorted(range(len(parts)), key=lambda j: -abs(parts[j]["share"]))
+            for j in order[:3]:
+                line.parts.append(_neighbour_part(fp, side, who, u, i, parts[j], coef))
             rest = order[3:]
-            if len(rest):
+            if rest:
                 line.parts.append(
-                    {"cocluster": None, "text": f"{len(rest)} other shared co-clusters",
-                     "contribution": float(contrib[rest].sum())}
+                    {"cocluster": None, "text": f"{len(rest)} other neighbour{'s' if len(rest) > 1 else ''}",
+                     "contribution": float(coef * sum(parts[j]["share"] for j in rest))}
                 )  # fmt: skip
             line.parts.append(
                 {
@@ -205,15 +206,40 @@ def explain_prediction(model, preds, mode: str, threshold: float | None) -> Expl
                     "contribution": float(-coef * w.means[t]),
                 }
             )
-            n_used = len(used)
+            n_used = len(parts)
             line.detail = (
                 f"{n_used} neighbour{'s' if n_used != 1 else ''} voted, mean residual "
-                f"{np.mean([x['residual'] for x in used]):+.2f}"
+                f"{np.mean([p['residual'] for p in parts]):+.2f}"
                 if n_used
                 else "no neighbour voted"
             )
         ex.lines.append(line)
     return ex
+
+
+def _neighbour_part(fp: FittedProfiles, side: str, who: str, u: int, i: int, part: dict, coef: float) -> dict:
+    """One neighbour's share of a vote, in words: who it is, what it rated, which co-clusters tie it."""
+    v = part["neighbour"]
+    verb = "like" if side == "like" else "dislike"
+    if who == "users":
+        rating = fp.ratings.lookup([v], [i])[1][0]
+        text = (
+            f"user {fp.users[v]} rated it {rating:g} ({part['residual']:+.2f} against expectation); shares "
+            f"{part['shared']} of your {verb} co-clusters"
+        )
+    else:
+        rating = fp.ratings.lookup([u], [v])[1][0]
+        text = (
+            f"you rated {fp.item_name(v)} {rating:g} ({part['residual']:+.2f} against expectation); it shares "
+            f"{part['shared']} {verb} co-clusters with this movie"
+        )
+    label = None
+    if part["example"] is not None:
+        d = describe_cocluster(fp, side, part["example"])
+        label = d["id"]
+        text += f", e.g. [{d['id']}] {d['text']}"
+    return {"cocluster": label, "neighbour": _plain(fp.users[v] if who == "users" else fp.items[v]), "text": text,
+            "contribution": float(coef * part["share"])}  # fmt: skip
 
 
 def _term_detail(fp: FittedProfiles, t: str, u: int, i: int) -> str:
@@ -284,9 +310,10 @@ def _reasons(ex: Explanation, fp: FittedProfiles, u: int, i: int, mode: str, sha
         votes = [ln for ln in ex.lines if ln.term in VOTE_TERMS and ln.parts]
         votes.sort(key=lambda ln: -ln.contribution)
         for ln in votes[:1]:
-            best = max((p for p in ln.parts if p["cocluster"]), key=lambda p: p["contribution"], default=None)
+            best = max((p for p in ln.parts if p.get("neighbour") is not None), key=lambda p: p["contribution"],
+                       default=None)  # fmt: skip
             if best and best["contribution"] > 0:
-                reasons.append(f"{ln.text}: {best['text']}")
+                reasons.append(best["text"])
     like = ex.profile_matches.get("like", [])
     if like:
         reasons.append("in your like profile: " + ", ".join(r["attribute"] for r in like[:4]))

@@ -1,6 +1,14 @@
+import os
 from pathlib import Path
 
 import pytest
+
+# Tests never reach beyond this machine: a request to any other address goes to a proxy on a dead
+# local port and fails at once (child processes inherit this); the tests' own servers on
+# 127.0.0.1 are exempt.
+os.environ["HTTP_PROXY"] = os.environ["HTTPS_PROXY"] = "http://127.0.0.1:9"
+os.environ["http_proxy"] = os.environ["https_proxy"] = "http://127.0.0.1:9"
+os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
 
 # Keep hypothesis examples few and fast: the kernels are compiled, the suite must stay short.
 try:

@@ -82,10 +82,13 @@ def test_malformed_file_is_one_line_and_exit_2(tmp_path, base, where):
 
 
 def test_missing_data_home_names_path_and_url(tmp_path):
-    res = recsys("relations", home=tmp_path / "empty")
+    res = recsys("relations", "--no-download", home=tmp_path / "empty")
     assert res.returncode == 2
     assert (
-        "u1.base" in res.stderr and "recsys fetch ml-100k" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+        "missing data file" in res.stderr
+        and "/empty/ml-100k/" in res.stderr
+        and "recsys fetch ml-100k" in res.stderr
+        and len(res.stderr.strip().splitlines()) == 1
     )
 
 

@@ -3,6 +3,7 @@
 import hashlib
 import http.server
 import io
+import json
 import threading
 import zipfile
 
@@ -28,6 +29,7 @@ class Server:
 
     def __init__(self, files, truncate=()):
         self.hits = 0
+        self.files = files
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -127,3 +129,88 @@ def test_data_home_from_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("RECSYS_DATA", str(tmp_path))
     assert datahome.data_home() == tmp_path
     assert datahome.data_home(tmp_path / "x") == tmp_path / "x"
+
+
+FAST = ["--n-bands", "60", "--band-size", "3", "--min-rows", "3", "--min-cols", "3"]
+
+
+def _serve_movielens(monkeypatch, shared, srv, with_details=True):
+    """Point the registry's ml-100k and its IMDb details at the local server (built from the shared copy)."""
+    from dataclasses import replace
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name in ("u.data", "u.item", "u1.base", "u1.test"):
+            z.write(shared / "ml-100k" / name, f"ml-100k/{name}")
+    srv.files["/ml-100k.zip"] = buf.getvalue()
+    details = (shared / "ml-100k-imdb" / "movielens100k_details.json").read_bytes()
+    if with_details:
+        srv.files["/movielens100k_details.json"] = details
+    ml = datahome.REGISTRY["ml-100k"]
+    url = srv.url + "/ml-100k.zip"
+    digest = "sha256:" + hashlib.sha256(buf.getvalue()).hexdigest()
+    monkeypatch.setitem(datahome.REGISTRY, "ml-100k", replace(ml, files=(RemoteFile(url, digest),)))
+    imdb = datahome.REGISTRY["ml-100k-imdb"]
+    pinned = imdb.files[0]
+    assert pinned.known_hash == "sha256:" + hashlib.sha256(details).hexdigest()  # the registry pins this very file
+    monkeypatch.setitem(
+        datahome.REGISTRY,
+        "ml-100k-imdb",
+        replace(imdb, files=(replace(pinned, url=srv.url + "/movielens100k_details.json"),)),
+    )
+
+
+@pytest.mark.data
+def test_train_fetches_movielens_and_imdb_details_on_first_use(tmp_path, monkeypatch, shared_data):
+    home = tmp_path / "home"
+    with Server({}) as srv:
+        _serve_movielens(monkeypatch, shared_data, srv)
+        res = CliRunner().invoke(
+            app, ["train", "--dataset", "ml-100k", "--out", str(tmp_path / "m"), "--home", str(home), *FAST]
+        )
+        assert res.exit_code == 0, res.output
+        assert srv.hits == 2
+    manifest = json.loads((tmp_path / "m" / "manifest.json").read_text())
+    assert manifest["provenance"]["attribute_kinds"] == ["cast", "director", "genre", "writer"]
+    assert (home / "ml-100k" / "u1.base").exists() and (home / "ml-100k-imdb" / "movielens100k_details.json").exists()
+    # in place now: no server needed
+    res = CliRunner().invoke(app, ["relations", "--dataset", "ml-100k", "--home", str(home), "--json"])
+    assert res.exit_code == 0, res.output
+
+
+def test_no_download_keeps_the_message(tmp_path):
+    res = CliRunner().invoke(
+        app, ["train", "--dataset", "ml-100k", "--out", str(tmp_path / "m"), "--home", str(tmp_path), "--no-download"]
+    )
+    assert res.exit_code == 2 and not (tmp_path / "m").exists()
+    assert "missing data file" in res.output and "recsys fetch ml-100k" in res.output
+
+
+@pytest.mark.data
+def test_falls_back_to_genres_when_the_details_cannot_be_had(tmp_path, monkeypatch, shared_data):
+    home = tmp_path / "home"
+    with Server({}) as srv:
+        _serve_movielens(monkeypatch, shared_data, srv, with_details=False)  # the details URL answers 404
+        res = CliRunner().invoke(
+            app, ["train", "--dataset", "ml-100k", "--out", str(tmp_path / "m"), "--home", str(home), *FAST]
+        )
+    assert res.exit_code == 0, res.output
+    notes = [ln for ln in res.output.splitlines() if ln.startswith("note:")]
+    assert len(notes) == 1 and "director, writer and cast unavailable" in notes[0] and "genres only" in notes[0]
+    manifest = json.loads((tmp_path / "m" / "manifest.json").read_text())
+    assert manifest["provenance"]["attribute_kinds"] == ["genre"]
+    # asked for explicitly, a missing kind is an error
+    res = CliRunner().invoke(app, ["relations", "--home", str(home), "--attributes", "genre,director", "--no-download"])
+    assert res.exit_code == 2 and "movielens100k_details.json" in res.output
+
+
+def test_tests_cannot_reach_the_internet(tmp_path):
+    """The guard of conftest.py: a download from any address but 127.0.0.1 fails, fast."""
+    import time
+    from dataclasses import replace
+
+    ml = datahome.REGISTRY["ml-100k"]
+    t = time.perf_counter()
+    with pytest.raises(DownloadError, match="failed"):
+        datahome._retrieve(replace(ml.files[0]), tmp_path, progress=False)
+    assert time.perf_counter() - t < 10

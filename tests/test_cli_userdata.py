@@ -1,0 +1,134 @@
+"""The command line on data the project has never seen: a books data set with its own header
+names, trained, evaluated and reported; malformed files; the demo set offline; ml-latest-small."""
+
+import json
+
+import numpy as np
+import pytest
+from test_cli_relations import recsys
+
+FAST = ["--n-bands", "60", "--band-size", "2", "--min-rows", "2", "--min-cols", "2"]
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory):
+    """Readers with two tastes (mysteries or fantasy) rating books, written as a user would export them."""
+    d = tmp_path_factory.mktemp("books")
+    rng = np.random.default_rng(7)
+    genres = ["Mystery", "Fantasy"]
+    books = [(f"bk-{b:03d}", f"Book number {b}", genres[b % 2], f"Author {b % 7}") for b in range(60)]
+    lines = ["reader,book,stars,when"]
+    for r in range(90):
+        fav = r % 2
+        for b in rng.choice(60, 25, replace=False):
+            liked = (b % 2 == fav) ^ (rng.random() < 0.1)
+            lines.append(
+                f"reader{r:02d},bk-{b:03d},{rng.integers(4, 6) if liked else rng.integers(1, 3)},{1600000000 + b}"
+            )
+    (d / "ratings.csv").write_text("\n".join(lines) + "\n")
+    (d / "books.csv").write_text("book,title,genres,authors\n" + "".join(f"{b},{t},{g},{a}\n" for b, t, g, a in books))
+    return d
+
+
+COLS = ["--ratings-columns", "user=reader,item=book,rating=stars,timestamp=when", "--items-columns", "item=book"]
+
+
+def test_own_data_trains_evaluates_and_reports(books, tmp_path):
+    r, i = str(books / "ratings.csv"), str(books / "books.csv")
+    model = tmp_path / "model"
+    res = recsys("train", "--ratings", r, "--items", i, *COLS, *FAST, "--out", str(model), home=tmp_path / "empty")
+    assert res.returncode == 0, res.stderr
+    res = recsys(
+        "evaluate", "--ratings", r, "--items", i, *COLS, *FAST, "--split", "random:0.2:0", "--json", "--quiet",
+        "--bootstrap", "50", "--paper-n-bands", "60", home=tmp_path / "empty",
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["split"] == "random:0.2:0" and out["ratings_file"] == r
+    assert out["methods"]["profile"]["auc_full"] > 0.8  # two clear tastes
+    assert out["commit"] and "topn" in out and "ablations" in out
+    page = tmp_path / "reader01.html"
+    res = recsys("report", str(model), "reader01", "--out", str(page))
+    assert res.returncode == 0, res.stderr
+    html = page.read_text()
+    assert "Book number" in html and "reader01" in html
+    pred = json.loads(recsys("predict", str(model), "reader01", "bk-001", "--json").stdout)
+    assert pred["item_name"] == "Book number 1 [bk-001]"
+
+
+@pytest.mark.parametrize(
+    "ratings, items, where",
+    [
+        ("reader,book,stars\nr1,b1,5\nr1,b2,great\n", None, "ratings.csv:3: rating must be a number"),
+        ("reader,book,stars\nr1,b1,5\nr2,b1,2\nr1,b1,3\n", None, "ratings.csv:2, 4: user r1 rates item b1 twice"),
+        ("reader,book,stars\nr1,b1,5\n", "book,genres\nb1,x\nb1,y\n", "items.csv:3: item b1 appears twice"),
+        ("reader,book\nr1,b1\n", None, "ratings.csv:1: the header ['reader', 'book'] has no rating column"),
+    ],
+)
+def test_malformed_files_one_line_exit_2_nothing_written(tmp_path, ratings, items, where):
+    (tmp_path / "ratings.csv").write_text(ratings)
+    args = ["train", "--ratings", str(tmp_path / "ratings.csv"), "--ratings-columns", "user=reader,item=book"]
+    if "stars" in ratings:
+        args[-1] += ",rating=stars"
+    if items:
+        (tmp_path / "items.csv").write_text(items)
+        args += ["--items", str(tmp_path / "items.csv"), "--items-columns", "item=book"]
+    out = tmp_path / "model"
+    res = recsys(*args, "--out", str(out))
+    assert res.returncode == 2 and not out.exists()
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and where in lines[0] and "Traceback" not in res.stderr
+
+
+def test_duplicates_option(tmp_path):
+    (tmp_path / "r.csv").write_text("user,item,rating\n1,1,5\n2,1,1\n1,1,4\n2,2,5\n1,2,1\n")
+    res = recsys("relations", "--ratings", str(tmp_path / "r.csv"), "--duplicates", "mean", "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["relations"] == 4
+    res = recsys("relations", "--ratings", str(tmp_path / "r.csv"), "--duplicates", "first")
+    assert res.returncode == 2 and "--duplicates must be one of" in res.stderr
+
+
+def test_demo_works_with_no_network_and_no_data_home(tmp_path):
+    empty = tmp_path / "nothing-here"
+    model = tmp_path / "demo-model"
+    res = recsys("train", "--dataset", "demo", "--out", str(model), "--quiet", *FAST, home=empty)
+    assert res.returncode == 0, res.stderr
+    assert not empty.exists()  # nothing downloaded, nothing written to the data home
+    res = recsys("report", str(model), "1", "--out", str(tmp_path / "r.html"))
+    assert res.returncode == 0, res.stderr
+    assert "<h1>User 1</h1>" in (tmp_path / "r.html").read_text()
+
+
+@pytest.mark.data
+def test_ml_latest_small_out_of_the_box(shared_data, tmp_path):
+    res = recsys("train", "--dataset", "ml-latest-small", "--out", str(tmp_path / "m"), "--quiet", *FAST,
+                 home=shared_data)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    manifest = json.loads((tmp_path / "m" / "manifest.json").read_text())
+    assert manifest["provenance"]["attribute_kinds"] == ["genre", "tag"] and manifest["provenance"]["split"] == "all"
+    res = recsys(
+        "evaluate", "--dataset", "ml-latest-small", "--split", "random:0.2:0", "--json", "--quiet", *FAST,
+        "--bootstrap", "0", "--no-topn", "--methods", "majority,svd", home=shared_data,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert list(out["methods"]) == ["majority", "svd"]
+    assert out["n_test"] == 20_167 and out["methods"]["svd"]["auc_full"] > 0.7
+
+
+def test_report_all_and_demo_command(tmp_path):
+    out = tmp_path / "demo"
+    res = recsys("demo", "--out", str(out), "--users", "3", home=tmp_path / "empty")
+    assert res.returncode == 0, res.stderr
+    assert "profile" in res.stdout and "report:" in res.stdout
+    evaluation = json.loads((out / "evaluation.json").read_text())
+    assert evaluation["dataset"] == "demo" and evaluation["methods"]["profile"]["auc_full"] > 0.7
+    index = (out / "report" / "index.html").read_text()
+    pages = sorted(p.name for p in (out / "report").glob("user-*.html"))
+    assert len(pages) == 3 and all(f'href="{p}"' in index for p in pages)
+    res = recsys("report", str(out / "model"), "--all", "--users", "1,2", "--out", str(tmp_path / "pages"), "--quiet")
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in (tmp_path / "pages").iterdir()) == ["index.html", "user-1.html", "user-2.html"]
+    res = recsys("report", str(out / "model"), "--out", str(tmp_path / "x.html"))
+    assert res.returncode == 2 and "give USER, or --all" in res.stderr

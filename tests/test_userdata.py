@@ -1,0 +1,123 @@
+"""Your own data: ratings and item files, duplicates, splits; MovieLens files and the demo set."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ingest.datasets import load_files, load_movies
+from ingest.errors import DataFormatError, DataRequestError
+from ingest.splits import parse_split, split_ratings
+from ingest.userfiles import read_items, read_ratings
+
+
+def write(path, text):
+    path.write_text(text)
+    return path
+
+
+def test_ratings_headers_aliases_and_text_ids(tmp_path):
+    p = write(tmp_path / "r.csv", "userId,movieId,rating,timestamp\nann,007,4.5,2020-01-02\nbob,12,2,1577836800\n")
+    r = read_ratings(p)
+    assert r["user"].tolist() == ["ann", "bob"] and r["item"].tolist() == ["007", "12"]  # 007 stays text
+    assert r["rating"].tolist() == [4.5, 2.0] and r["timestamp"].tolist() == [1577923200, 1577836800]
+    t = write(tmp_path / "r.tsv", "reader\tbook\tstars\n1\t10\t5\n2\t10\t1\n")
+    r = read_ratings(t, columns={"user": "reader", "item": "book", "rating": "stars"})
+    assert r["user"].dtype.kind == "i" and r["item"].tolist() == [10, 10]
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("user,item,rating\n1,2,5\n1,3,good\n", "r.csv:3: rating must be a number, got 'good'"),
+        ("user,item,rating\n1,2,5\n,3,4\n", "r.csv:3: user is empty"),
+        ("user,item\n1,2\n", "r.csv:1: the header ['user', 'item'] has no rating column"),
+        ("user,item,rating\n", "r.csv: no ratings after the header line"),
+        ("user,item,rating\n1,2,5\n3,4,4\n1,2,1\n", "r.csv:2, 4: user 1 rates item 2 twice"),
+    ],
+)
+def test_malformed_ratings_name_file_and_line(tmp_path, text, where):
+    with pytest.raises(DataFormatError) as e:
+        read_ratings(write(tmp_path / "r.csv", text))
+    assert where in str(e.value)
+
+
+def test_duplicate_policies(tmp_path):
+    p = write(tmp_path / "r.csv", "user,item,rating\n1,2,5\n1,3,3\n1,2,2\n")
+    assert read_ratings(p, duplicates="last").set_index("item")["rating"].to_dict() == {2: 2.0, 3: 3.0}
+    assert read_ratings(p, duplicates="mean").set_index("item")["rating"].to_dict() == {2: 3.5, 3: 3.0}
+    with pytest.raises(DataRequestError, match="duplicates must be"):
+        read_ratings(p, duplicates="first")
+
+
+def test_items_wide_and_long(tmp_path):
+    wide = write(
+        tmp_path / "i.csv",
+        'item,title,year,genres,Authors\n1,"Dune, the book",1965,Sci-Fi|Classic,Frank Herbert\n'
+        "2,Emma (1815),1815,,Jane Austen\n",
+    )
+    items, attrs = read_items(wide)
+    assert items["title"].tolist() == ["Dune, the book (1965)", "Emma (1815)"]
+    assert sorted(map(tuple, attrs.to_numpy().tolist())) == [
+        (1, "author", "Frank Herbert"), (1, "genre", "Classic"), (1, "genre", "Sci-Fi"), (2, "author", "Jane Austen")
+    ]  # fmt: skip
+    long = write(tmp_path / "l.tsv", "item\tkind\tvalue\n1\tgenre\tSci-Fi\n1\ttitle\tDune\n2\tgenre\tDrama\n")
+    items, attrs = read_items(long)
+    assert items.set_index("item")["title"].to_dict() == {1: "Dune", 2: ""} and len(attrs) == 2
+    with pytest.raises(DataFormatError, match="i2.csv:3: item 1 appears twice"):
+        read_items(write(tmp_path / "i2.csv", "item,genres\n1,a\n1,b\n"))
+
+
+def test_splits():
+    r = pd.DataFrame({"user": np.repeat(np.arange(10), 10), "item": np.tile(np.arange(10), 10), "rating": 4,
+                      "timestamp": np.arange(100)[::-1]})  # fmt: skip
+    train, test = split_ratings(r, "random:0.2:0")
+    assert len(test) == 20 and len(train) == 80 and not set(train.index) & set(test.index)
+    again = split_ratings(r, "random:0.2:0")[1]
+    assert again.index.tolist() == test.index.tolist()  # deterministic
+    train, test = split_ratings(r, "leave-k-out:2:1")
+    assert (test.groupby("user").size() == 2).all() and len(train) == 80
+    train, test = split_ratings(r, "temporal:0.3")
+    assert test["timestamp"].min() > train["timestamp"].max() and len(test) == 30
+    assert split_ratings(r, "all")[1] is None
+    for bad in ("random:1.5:0", "random:0.2", "leave-k-out:0:1", "temporal:x", "fold"):
+        with pytest.raises(DataRequestError, match="bad split"):
+            parse_split(bad)
+    with pytest.raises(DataRequestError, match="timestamp"):
+        split_ratings(r.drop(columns="timestamp"), "temporal:0.2")
+
+
+def test_load_files_mixed_id_types(tmp_path):
+    r = write(tmp_path / "r.csv", "user,item,rating\n1,b1,5\n2,b1,1\n")
+    i = write(tmp_path / "i.csv", "item,genres\nb1,x\nb2,y\n")
+    data = load_files(r, i)
+    assert data.test is None and data.kinds == ["genre"] and set(data.items["item"]) == {"b1", "b2"}
+
+
+def test_demo_is_shipped_and_reproducible(tmp_path):
+    from ingest.demo import demo_files, write_demo
+
+    write_demo(tmp_path)
+    for shipped in demo_files():
+        assert shipped.read_bytes() == (tmp_path / shipped.name).read_bytes()
+    data = load_movies("demo", "random:0.2:0", home=tmp_path / "empty")
+    assert len(data.train) + len(data.test) > 10_000 and data.kinds == ["cast", "director", "genre"]
+
+
+@pytest.mark.data
+def test_ml_latest_small_defaults_to_genres_and_tags(shared_data):
+    data = load_movies("ml-latest-small", home=shared_data)
+    assert data.split == "all" and data.test is None and data.kinds == ["genre", "tag"]
+    tags = data.attributes[data.attributes["kind"] == "tag"]
+    assert (tags["value"] == tags["value"].str.lower()).all()
+    assert tags.groupby("value")["item"].nunique().min() >= 2
+    with pytest.raises(Exception, match="IMDb"):
+        load_movies("ml-latest-small", home=shared_data, kinds=["genre", "director"])
+
+
+def test_movielens_duplicates_are_errors(tmp_path):
+    from ingest.movielens import read_ml100k_ratings
+
+    p = write(tmp_path / "u.data", "1\t2\t5\t10\n3\t4\t4\t11\n1\t2\t1\t12\n")
+    with pytest.raises(DataFormatError, match="u.data:1, 3: user 1 rates item 2 twice"):
+        read_ml100k_ratings(p)
+    assert read_ml100k_ratings(p, "last")["rating"].tolist() == [4, 1]
