@@ -1,8 +1,14 @@
 """Compiled helpers shared by the steps of :mod:`coclust`: bit counting, 64-bit mixing, growable
-buffers and the Mersenne-prime reduction of the MinHash family.
+buffers, sorting and the Mersenne-prime reduction of the MinHash family.
 
-Each is ``inline="always"``: it is compiled into the kernel that calls it, never called through
-a function pointer.
+The small ones are ``inline="always"``: compiled into the kernel that calls it.  The sorts are
+ordinary compiled functions, compiled once and shared by every kernel.
+
+Compile time is a feature here (a new user's first fit waits for it), so the kernels avoid what
+makes numba slow to compile: array slice assignment (``a[:n] = b`` compiles a shape check that
+formats an error message: ~3 s, once per process), and numpy's sorts (~2.5 s each kind).  Copies
+are loops, sorts are :func:`sort_nonnegative` and :func:`argsort_u64` (LSD radix sorts: stable,
+linear, a few dozen lines).
 """
 
 from __future__ import annotations
@@ -53,8 +59,104 @@ def grow(a, need):
     if need <= a.shape[0]:
         return a
     b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
-    b[: a.shape[0]] = a
+    for i in range(a.shape[0]):
+        b[i] = a[i]
     return b
+
+
+@numba.njit(inline="always")
+def grow_rows(a, need):
+    """A 2-D ``a`` if it has ``need`` rows, else a copy with at least twice as many."""
+    if need <= a.shape[0]:
+        return a
+    b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), dtype=a.dtype)
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            b[i, j] = a[i, j]
+    return b
+
+
+_RADIX_BITS = 11
+_SMALL = 32
+
+
+@numba.njit(nogil=True, cache=True)
+def sort_nonnegative(a, n):
+    """Sort ``a[:n]`` (non-negative integers) in place."""
+    if n <= _SMALL:
+        for i in range(1, n):
+            x = a[i]
+            j = i - 1
+            while j >= 0 and a[j] > x:
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = x
+        return
+    top = a[0]
+    for i in range(n):
+        top = max(top, a[i])
+    src = a[:n]
+    dst = np.empty(n, dtype=a.dtype)
+    counts = np.empty((1 << _RADIX_BITS) + 1, dtype=np.int64)
+    mask = (1 << _RADIX_BITS) - 1
+    shift = 0
+    swapped = False
+    while shift == 0 or (top >> shift) > 0:
+        for d in range(counts.shape[0]):
+            counts[d] = 0
+        for i in range(n):
+            counts[((src[i] >> shift) & mask) + 1] += 1
+        for d in range(1, counts.shape[0]):
+            counts[d] += counts[d - 1]
+        for i in range(n):
+            d = (src[i] >> shift) & mask
+            dst[counts[d]] = src[i]
+            counts[d] += 1
+        src, dst = dst, src
+        swapped = not swapped
+        shift += _RADIX_BITS
+    if swapped:
+        for i in range(n):
+            a[i] = src[i]
+
+
+@numba.njit(nogil=True, cache=True)
+def argsort_u64(keys):
+    """The stable ascending order of the ``uint64`` array ``keys`` (equal keys keep their order)."""
+    n = keys.shape[0]
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        order[i] = i
+    if n <= _SMALL:
+        for i in range(1, n):
+            x = order[i]
+            j = i - 1
+            while j >= 0 and keys[order[j]] > keys[x]:
+                order[j + 1] = order[j]
+                j -= 1
+            order[j + 1] = x
+        return order
+    top = keys[0]
+    for i in range(n):
+        top = max(top, keys[i])
+    tmp = np.empty(n, dtype=np.int64)
+    counts = np.empty((1 << _RADIX_BITS) + 1, dtype=np.int64)
+    mask = np.uint64((1 << _RADIX_BITS) - 1)
+    shift = np.uint64(0)
+    while shift == 0 or (shift < 64 and (top >> shift) > 0):
+        for d in range(counts.shape[0]):
+            counts[d] = 0
+        for i in range(n):
+            counts[np.int64((keys[order[i]] >> shift) & mask) + 1] += 1
+        for d in range(1, counts.shape[0]):
+            counts[d] += counts[d - 1]
+        for i in range(n):
+            d = np.int64((keys[order[i]] >> shift) & mask)
+            tmp[counts[d]] = order[i]
+            counts[d] += 1
+        order, tmp = tmp, order
+        shift += np.uint64(_RADIX_BITS)
+    return order
 
 
 @numba.njit(inline="always")

@@ -32,18 +32,41 @@ def map_chunks(fn, bounds: list[tuple[int, int]]) -> list:
         return list(pool.map(lambda b: fn(*b), bounds))
 
 
-def concat_csr_pairs(parts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Concatenate ``(row_ptr, row_idx, col_ptr, col_idx, ...)`` tuples into one."""
+_POOL: list = [None, 0]  # (executor, its number of threads)
 
-    def cat(ptrs, idxs):
-        out_ptr = [np.zeros(1, dtype=np.int64)]
-        offset = 0
-        for p in ptrs:
-            out_ptr.append(p[1:] + offset)
-            offset += p[-1]
-        idx = np.concatenate(idxs) if idxs else np.empty(0, dtype=np.int64)
-        return np.concatenate(out_ptr), idx
 
-    rp, ri = cat([p[0] for p in parts], [p[1] for p in parts])
-    cp, ci = cat([p[2] for p in parts], [p[3] for p in parts])
-    return rp, ri, cp, ci
+def _pool() -> ThreadPoolExecutor:
+    n = n_threads()
+    if _POOL[0] is None or _POOL[1] != n:
+        if _POOL[0] is not None:
+            _POOL[0].shutdown(wait=True)
+        _POOL[0], _POOL[1] = ThreadPoolExecutor(max_workers=n, thread_name_prefix="coclust"), n
+    return _POOL[0]
+
+
+def for_ranges(kernel, n: int, *args, tasks_per_thread: int = 4) -> None:
+    """``kernel(*args, lo, hi)`` over contiguous ranges that cover ``range(n)``, on the thread pool.
+
+    The kernels are plain ``nogil`` compiled functions: numba's ``parallel=True`` would add
+    seconds of compilation to each, which every new user waits for on first use.
+    """
+    tasks = max(1, min(n, n_threads() * tasks_per_thread))
+    bounds = [(n * t // tasks, n * (t + 1) // tasks) for t in range(tasks)]
+    bounds = [b for b in bounds if b[1] > b[0]]
+    if len(bounds) <= 1 or n_threads() == 1:
+        for lo, hi in bounds:
+            kernel(*args, lo, hi)
+        return
+    for f in [_pool().submit(kernel, *args, lo, hi) for lo, hi in bounds]:
+        f.result()
+
+
+def for_strided(kernel, n_tasks: int, *args) -> None:
+    """``kernel(*args, task, n_tasks)`` for every task, on the thread pool: a task that takes every
+    ``n_tasks``-th item spreads costly items (hubs of power-law data) over every thread."""
+    if n_tasks <= 1 or n_threads() == 1:
+        for t in range(n_tasks):
+            kernel(*args, t, n_tasks)
+        return
+    for f in [_pool().submit(kernel, *args, t, n_tasks) for t in range(n_tasks)]:
+        f.result()

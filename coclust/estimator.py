@@ -8,13 +8,13 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ._arrays import first_occurrences
-from ._parallel import chunk_bounds, concat_csr_pairs, map_chunks, n_threads
+from ._parallel import chunk_bounds, map_chunks, n_threads
 from ._validation import check_binary_matrix, check_fraction, check_int
+from .blocks import Blocks
 from .inclose import ConceptBudgetExceeded, _regions_concepts
-from .lsh import Seeds, duplicate_rows, find_seeds
+from .lsh import DEFAULT_MEMORY, duplicate_rows, find_seeds
 from .minhash import HashFamily
-from .regions import Regions, find_regions, select, set_pair_hashes
+from .regions import find_regions
 from .relax import assign_uncovered, merge_equal_columns, relax, unique_by_cols
 
 
@@ -78,6 +78,12 @@ class HBLCoClust:
         Budget for step 4 over all regions; exceeding it raises
         :class:`~coclust.inclose.ConceptBudgetExceeded` rather than running
         out of memory.
+    lsh_memory : int, default=512 MiB
+        Bytes the LSH step may spend on the (key, object) pairs it groups.  When the pairs
+        of a data set would exceed it, keys are computed in two passes and only those that can
+        make a bucket are kept (a count-min sketch of about two bytes per key decides; see
+        :mod:`coclust.lsh`): the seeds are the same, the memory grows with the data instead of
+        with objects × ``n_bands``.
     random_state : int, numpy Generator or None, default=None
         Seeds the hash functions.  Results are deterministic for a fixed int.
 
@@ -95,6 +101,9 @@ class HBLCoClust:
         concepts enumerated (before relaxation and merging).
     timings_ : dict
         Wall seconds of each step of the last fit.
+    lsh_stats_ : dict
+        For each orientation: the estimated key pairs, one or two passes, the sketch size and
+        the pairs kept.
 
     Notes
     -----
@@ -144,6 +153,7 @@ class HBLCoClust:
         skip_covered: bool = False,
         assign_uncovered: bool = False,
         max_concepts: int = 2_000_000,
+        lsh_memory: int = DEFAULT_MEMORY,
         random_state=None,
     ):
         self.n_bands = n_bands
@@ -157,13 +167,14 @@ class HBLCoClust:
         self.skip_covered = skip_covered
         self.assign_uncovered = assign_uncovered
         self.max_concepts = max_concepts
+        self.lsh_memory = lsh_memory
         self.random_state = random_state
 
     # -- scikit-learn conventions ------------------------------------------------
     _PARAMS = (
         "n_bands", "band_size", "min_rows", "min_cols", "max_feature_freq",
         "min_density", "transpose", "min_bucket", "skip_covered", "assign_uncovered", "max_concepts",
-        "random_state",
+        "lsh_memory", "random_state",
     )  # fmt: skip
 
     def get_params(self, deep: bool = True) -> dict:
@@ -188,6 +199,7 @@ class HBLCoClust:
         check_int(self.min_cols, "min_cols", 1)
         check_int(self.min_bucket, "min_bucket", 1)
         check_int(self.max_concepts, "max_concepts", 1)
+        check_int(self.lsh_memory, "lsh_memory", 1 << 20)
         check_fraction(self.max_feature_freq, "max_feature_freq")
         check_fraction(self.min_density, "min_density")
         for flag in ("transpose", "skip_covered", "assign_uncovered"):
@@ -234,19 +246,22 @@ class HBLCoClust:
         n_hash = self.n_bands * self.band_size
         hashes = HashFamily.sample(n_hash, rng)
         rep, weight = duplicate_rows(D)
+        self.lsh_stats_ = {"objects": {}, "features": {}}
         seeds = [
             find_seeds(D, self.n_bands, self.band_size, self.min_bucket, hashes,
-                       row_ok=rep & (row_deg >= self.min_cols), key_ok=col_deg >= self.min_rows, row_weight=weight)
+                       row_ok=rep & (row_deg >= self.min_cols), key_ok=col_deg >= self.min_rows, row_weight=weight,
+                       memory=self.lsh_memory, stats=self.lsh_stats_["objects"])
         ]  # fmt: skip
         if self.transpose:
             hashes_t = HashFamily.sample(n_hash, rng)
             rep_t, weight_t = duplicate_rows(Dt)
             st = find_seeds(Dt, self.n_bands, self.band_size, self.min_bucket, hashes_t,
                             row_ok=rep_t & (col_deg >= self.min_rows), key_ok=row_deg >= self.min_cols,
-                            row_weight=weight_t)  # fmt: skip
+                            row_weight=weight_t, memory=self.lsh_memory,
+                            stats=self.lsh_stats_["features"])  # fmt: skip
             # a feature bucket with its key objects, in (objects, features) terms
-            seeds.append(Seeds(st.feat_ptr, st.feat_idx, st.obj_ptr, st.obj_idx))
-        seeds = _unique_seeds(seeds)
+            seeds.append(st.transposed())
+        seeds = Blocks.concat(seeds).unique()
         self.n_seeds_ = len(seeds)
         timings["lsh"] = time.perf_counter() - t
 
@@ -263,20 +278,18 @@ class HBLCoClust:
 
         # Step 5: relaxation, once per distinct feature set
         t = time.perf_counter()
-        first = unique_by_cols(cc.col_ptr, cc.col_idx)
-        cc = select(cc, first)
+        cc = cc.select(unique_by_cols(cc))
         self.n_concepts_ = len(cc)
-        cc = Regions(*relax(D, Dt, cc.col_ptr, cc.col_idx, self.min_density, self.min_rows, self.min_cols))
+        cc = relax(D, Dt, cc.col_ptr, cc.col_idx, self.min_density, self.min_rows, self.min_cols)
         timings["relax"] = time.perf_counter() - t
 
         # Step 6: merge equal feature sets
         t = time.perf_counter()
-        cc = Regions(*merge_equal_columns(D, cc.row_ptr, cc.row_idx, cc.col_ptr, cc.col_idx,
-                                          self.min_density, self.min_rows))  # fmt: skip
+        cc = merge_equal_columns(D, cc, self.min_density, self.min_rows)
         if self.assign_uncovered:
             rp, ri = assign_uncovered(D, cc.row_ptr, cc.row_idx, cc.col_ptr, cc.col_idx)
-            cc = Regions(rp, ri, cc.col_ptr, cc.col_idx)
-        cc = select(cc, _canonical_order(cc))
+            cc = Blocks(rp, ri, cc.col_ptr, cc.col_idx)
+        cc = cc.select(_canonical_order(cc))
         timings["merge"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - t0
 
@@ -341,18 +354,7 @@ class HBLCoClust:
         return np.asarray(data)[np.ix_(r, c)]
 
 
-def _unique_seeds(parts: list[Seeds]) -> Seeds:
-    """Concatenate seed sets and drop repeated (objects, features) pairs."""
-    obj_ptr, obj_idx, feat_ptr, feat_idx = concat_csr_pairs(
-        [(s.obj_ptr, s.obj_idx, s.feat_ptr, s.feat_idx) for s in parts]
-    )
-    h = set_pair_hashes(obj_ptr, obj_idx, feat_ptr, feat_idx)
-    first = first_occurrences(h)
-    r = select(Regions(obj_ptr, obj_idx, feat_ptr, feat_idx), first)
-    return Seeds(r.row_ptr, r.row_idx, r.col_ptr, r.col_idx)
-
-
-def _enumerate(D, regions: Regions, min_rows: int, min_cols: int, max_concepts: int, density: float) -> Regions:
+def _enumerate(D, regions: Blocks, min_rows: int, min_cols: int, max_concepts: int, density: float) -> Blocks:
     n_r, n_c = regions.sizes()
     bounds = chunk_bounds(n_r.astype(np.float64) * n_c, 8 * n_threads())
     # The budget left when a chunk starts is that chunk's budget: with chunks running on
@@ -378,13 +380,10 @@ def _enumerate(D, regions: Regions, min_rows: int, min_cols: int, max_concepts: 
             f"step 4 (In-Close) enumerated more than max_concepts={max_concepts} concepts; "
             "raise min_rows/min_cols or max_concepts"
         )
-    if not parts:
-        z = np.zeros(1, dtype=np.int64)
-        return Regions(z, z[:0], z.copy(), z[:0])
-    return Regions(*concat_csr_pairs(parts))
+    return Blocks.concat(parts)
 
 
-def _canonical_order(cc: Regions) -> np.ndarray:
+def _canonical_order(cc: Blocks) -> np.ndarray:
     """Largest co-clusters first; ties by first row then first column (deterministic)."""
     n_r, n_c = cc.sizes()
     if len(n_r) == 0:

@@ -26,7 +26,7 @@ import numba
 import numpy as np
 
 from ._kernels import grow as _grow
-from ._kernels import lowest_bit_index
+from ._kernels import grow_rows, lowest_bit_index, sort_nonnegative
 from ._kernels import popcount as _popcount
 from ._validation import check_binary_matrix
 
@@ -65,7 +65,8 @@ def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts, density=1.0
     top = np.zeros(words, dtype=np.uint64)
     for r in range(n_rows):
         top[r >> 6] |= np.uint64(1) << np.uint64(r & 63)
-    st_ext[0] = top
+    for w in range(words):
+        st_ext[0, w] = top[w]
     st_y[0] = 0
     n_st = 1
 
@@ -79,7 +80,8 @@ def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts, density=1.0
         n_st = 0
     while n_st > 0:
         n_st -= 1
-        a[:] = st_ext[n_st]
+        for w in range(words):
+            a[w] = st_ext[n_st, w]
         y = st_y[n_st]
         nb = 0
         for p in range(st_int_ptr[n_st], st_int_ptr[n_st + 1]):
@@ -130,32 +132,29 @@ def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts, density=1.0
                 for t in range(nb):
                     in_b[intent[t]] = False
                 break
-            if n_out == ocap:
-                ocap *= 2
-                grown = np.empty((ocap, words), dtype=np.uint64)
-                grown[:n_out] = out_ext[:n_out]
-                out_ext = grown
-                out_int_ptr = _grow(out_int_ptr, ocap + 1)
-            out_ext[n_out] = a
+            out_ext = grow_rows(out_ext, n_out + 1)
+            out_int_ptr = _grow(out_int_ptr, out_ext.shape[0] + 1)
+            for w in range(words):
+                out_ext[n_out, w] = a[w]
             out_int = _grow(out_int, out_int_ptr[n_out] + nb)
-            srt = np.sort(intent[:nb])
-            out_int[out_int_ptr[n_out] : out_int_ptr[n_out] + nb] = srt
+            base_o = out_int_ptr[n_out]
+            for t in range(nb):
+                out_int[base_o + t] = intent[t]
+            sort_nonnegative(out_int[base_o : base_o + nb], nb)
             out_int_ptr[n_out + 1] = out_int_ptr[n_out] + nb
             n_out += 1
         # children, last column first so the first one is explored next (depth first)
         base = st_int_ptr[n_st]
         for c in range(n_child - 1, -1, -1):
-            if n_st == cap:
-                cap *= 2
-                grown = np.empty((cap, words), dtype=np.uint64)
-                grown[:n_st] = st_ext[:n_st]
-                st_ext = grown
-                st_int_ptr = _grow(st_int_ptr, cap + 1)
-                st_y = _grow(st_y, cap)
-            st_ext[n_st] = child_ext[c]
+            st_ext = grow_rows(st_ext, n_st + 1)
+            st_int_ptr = _grow(st_int_ptr, st_ext.shape[0] + 1)
+            st_y = _grow(st_y, st_ext.shape[0])
+            for w in range(words):
+                st_ext[n_st, w] = child_ext[c, w]
             st_y[n_st] = child_j[c] + 1
             st_int = _grow(st_int, base + nb + 1)
-            st_int[base : base + nb] = intent[:nb]
+            for t in range(nb):
+                st_int[base + t] = intent[t]
             st_int[base + nb] = child_j[c]
             base += nb + 1
             st_int_ptr[n_st + 1] = base

@@ -1,40 +1,56 @@
-"""LSH banding over MinHash signatures: band keys, buckets and seeds.
+"""LSH banding over MinHash signatures: band keys, buckets and seeds, in memory that grows with
+the input.
 
-A *band* is ``band_size`` consecutive MinHash functions; an object's key in a
-band is the sorted tuple of its ``band_size`` minimum-hash features.  As in
-Algorithm 2 of the paper (``clusters[key]``), buckets are indexed by the key
-alone, not by (band, key): objects whose minimum-hash features agree in any
-band share a bucket.  A bucket with at least ``min_bucket`` objects is a
-*seed*: its objects and the key's features.
+A *band* is ``band_size`` consecutive MinHash functions; an object's key in a band is the sorted
+tuple of its ``band_size`` minimum-hash features.  As in Algorithm 2 of the paper
+(``clusters[key]``), buckets are indexed by the key alone, not by (band, key): objects whose
+minimum-hash features agree in any band share a bucket.  A bucket with at least ``min_bucket``
+objects is a *seed*: its objects and the key's features.
 
 Keys are 64-bit: the features themselves packed in bit fields when they fit
-(``band_size * bits(n_features) <= 64``), otherwise a 64-bit mix of them
-(collisions then have probability about ``n_keys**2 / 2**65``).
+(``band_size * bits(n_features) <= 64``), otherwise a 64-bit mix of them (collisions then have
+probability about ``n_keys**2 / 2**65``).
+
+**Memory.**  On sparse data nearly every key belongs to one object only (96 % of them on a
+power-law relation of 3 M ones) and can never make a seed, yet holding every (key, object)
+pair to group them takes tens of bytes per pair: gigabytes, growing with ``n_bands``.  When the
+pairs would not fit in ``memory`` bytes, the keys are computed twice.  The first pass counts them
+in a count-min sketch of 2-bit saturating counters (two hash rows, about two cells per key, sized
+from a sample of the objects); the second keeps only the pairs whose count can reach
+``min_bucket``.  A count-min sketch never undercounts, and the kept pairs are then grouped
+exactly, so the seeds are those of the one-pass grouping; only the memory differs.  The sketch
+is updated in parallel without races: each thread owns a contiguous range of its cells, and
+saturating addition does not depend on the order.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 
 from ._arrays import group_ids
-from ._kernels import MERSENNE_P
+from ._kernels import argsort_u64, mix64, sort_nonnegative
 from ._kernels import invert_hash as _invert
-from ._kernels import mix64 as _mix64
-from .minhash import HashFamily, as_csr
+from ._parallel import for_ranges, for_strided, n_threads
+from .blocks import Blocks
+from .minhash import HashFamily, as_csr, minhash_block
 
 _BLOCK = 256
-# Keys (row × band pairs) computed per chunk of rows, to bound memory.
-_PAIRS_PER_CHUNK = 1 << 23
+# (object, band) key slots computed per block of objects: bounds the working arrays.
+_PAIRS_PER_BLOCK = 1 << 23
+# Objects whose keys estimate the number of (key, object) pairs: enough for a few per cent of error.
+_SAMPLE = 1024
+# Bytes per held (key, object) pair: the pairs and the grouping's work arrays.
+_BYTES_PER_PAIR = 64
+DEFAULT_MEMORY = 512 << 20
+_SKETCH_SEEDS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xD1B54A32D192ED03))
 
 
 @numba.njit(inline="always")
-def _insertion_sort(v):
+def _insertion_sort(v, n):
     # bands are a handful of features: far cheaper than a general sort call
-    for i in range(1, v.shape[0]):
+    for i in range(1, n):
         x = v[i]
         j = i - 1
         while j >= 0 and v[j] > x:
@@ -43,13 +59,13 @@ def _insertion_sort(v):
         v[j + 1] = x
 
 
-@numba.njit(parallel=True, fastmath=True, cache=True)
-def _row_band_keys(indptr, indices, row0, a, b, a_inv, band_size, bits, key_ok, out_keys, out_bands, out_count):
-    """Distinct band keys of rows row0.. (one output row each), with one band that gave each.
-
-    Keys holding a feature with ``key_ok[f] == False`` are dropped.
-    """
-    n_rows = out_keys.shape[0]
+@numba.njit(nogil=True, cache=True)
+def _row_keys(indptr, indices, rows, a, b, a_inv, band_size, bits, key_ok, out_keys, out_bands, out_count, task,
+              n_tasks):  # fmt: skip
+    """The distinct band keys of each object ``rows[i]`` (one output row each), with one band that gave
+    each; keys holding a feature with ``key_ok[f] == False`` are dropped.  This task takes every
+    ``n_tasks``-th object: costly objects (hubs) spread over every thread."""
+    n_rows = rows.shape[0]
     n_bands = out_keys.shape[1]
     n_hash = n_bands * band_size
     block = (_BLOCK // band_size) * band_size
@@ -57,72 +73,124 @@ def _row_band_keys(indptr, indices, row0, a, b, a_inv, band_size, bits, key_ok, 
     while table_size < 2 * n_bands:
         table_size *= 2
     mask = np.uint64(table_size - 1)
-    for i in numba.prange(n_rows):
-        r = row0 + i
+    buf = np.empty(block, dtype=np.uint64)
+    feats = np.empty(block, dtype=np.int64)
+    key_f = np.empty(band_size, dtype=np.int64)
+    table = np.zeros(table_size, dtype=np.uint64)  # open addressing; 0 marks a free slot
+    used = np.empty(n_bands, dtype=np.int64)
+    for i in range(task, n_rows, n_tasks):
+        r = rows[i]
         start, end = indptr[r], indptr[r + 1]
         out_count[i] = 0
         if end - start < band_size:
             continue
-        buf = np.empty(block, dtype=np.uint64)
-        feats = np.empty(band_size, dtype=np.int64)
-        table = np.zeros(table_size, dtype=np.uint64)  # open addressing; 0 marks a free slot
         has_zero = False
+        n_used = 0
         c = 0
         for lo in range(0, n_hash, block):
             n = min(block, n_hash - lo)
-            aa = a[lo : lo + n]
-            bb = b[lo : lo + n]
+            minhash_block(indices, start, end, a, b, lo, n, buf)
             for h in range(n):
-                buf[h] = MERSENNE_P
-            for p in range(start, end):
-                x = np.uint64(indices[p])
-                for h in range(n):
-                    y = aa[h] * x + bb[h]
-                    y = (y & MERSENNE_P) + (y >> np.uint64(31))
-                    y = (y & MERSENNE_P) + (y >> np.uint64(31))
-                    y = y - MERSENNE_P if y >= MERSENNE_P else y
-                    buf[h] = min(buf[h], y)
+                feats[h] = np.int64(_invert(buf[h], b[lo + h], a_inv[lo + h]))
             for j in range(n // band_size):
                 ok = True
                 for k in range(band_size):
-                    h = j * band_size + k
-                    f = _invert(buf[h], bb[h], a_inv[lo + h])
-                    feats[k] = f
+                    f = feats[j * band_size + k]
+                    key_f[k] = f
                     ok = ok and key_ok[f]
                 if not ok:
                     continue
-                _insertion_sort(feats)
+                _insertion_sort(key_f, band_size)
                 key = np.uint64(0)
                 if bits > 0:
                     for k in range(band_size):
-                        key = (key << np.uint64(bits)) | np.uint64(feats[k])
+                        key = (key << np.uint64(bits)) | np.uint64(key_f[k])
                 else:
                     for k in range(band_size):
-                        key = _mix64(key, feats[k])
+                        key = mix64(key, key_f[k])
                 if key == 0:
                     if has_zero:
                         continue
                     has_zero = True
                 else:
-                    slot = _mix64(np.uint64(0), key) & mask
+                    slot = mix64(np.uint64(0), key) & mask
                     while table[slot] != 0 and table[slot] != key:
                         slot = (slot + np.uint64(1)) & mask
                     if table[slot] == key:
                         continue
                     table[slot] = key
+                    used[n_used] = slot
+                    n_used += 1
                 out_keys[i, c] = key
                 out_bands[i, c] = lo // band_size + j
                 c += 1
         out_count[i] = c
+        for t in range(n_used):  # clear only what this object used
+            table[used[t]] = 0
 
 
-@dataclass
-class BandKeys:
-    """Distinct (key, row) pairs, with a band in which the row got the key."""
+@numba.njit(nogil=True, cache=True)
+def _sketch_cells(log_cells, keys, count, cells, lo, hi):
+    """``cells[j, i, c]``: the cell of key ``keys[i, c]`` in hash row ``j``, for objects ``lo..hi-1``."""
+    shift_cells = np.uint64(64 - log_cells)
+    for i in range(lo, hi):
+        for c in range(count[i]):
+            for j in range(2):
+                cells[j, i, c] = np.uint32(mix64(_SKETCH_SEEDS[j], keys[i, c]) >> shift_cells)
 
-    keys: np.ndarray
-    rows: np.ndarray
-    bands: np.ndarray
+
+@numba.njit(nogil=True, cache=True)
+def _sketch_add(table, log_cells, cells, count, weights, p, n_parts):
+    """Add ``weights[i]`` to the cells ``cells[:, i, :count[i]]`` of the two hash rows (2-bit cells,
+    saturating at 3), in part ``p`` of the table only: each part is its own contiguous range of
+    bytes, so no two threads write a byte, and the result does not depend on the number of parts."""
+    row_bytes = (1 << log_cells) >> 2
+    lo_b = p * row_bytes // n_parts
+    hi_b = (p + 1) * row_bytes // n_parts
+    for j in range(2):
+        base = j * row_bytes
+        for i in range(cells.shape[1]):
+            w = weights[i]
+            for c in range(count[i]):
+                cell = cells[j, i, c]
+                byte = np.int64(cell >> 2)
+                if lo_b <= byte < hi_b:
+                    shift = np.uint8((cell & 3) * 2)
+                    cur = (table[base + byte] >> shift) & np.uint8(3)
+                    new = min(np.int64(3), np.int64(cur) + w)
+                    table[base + byte] = (table[base + byte] & ~(np.uint8(3) << shift)) | (np.uint8(new) << shift)
+
+
+@numba.njit(nogil=True, cache=True)
+def _sketch_keep(table, log_cells, keys, count, threshold, keep, kept, lo, hi):
+    """``keep[i, c]``: whether the sketch's count of ``keys[i, c]`` (never below the true count, at
+    most 3) reaches ``threshold``; ``kept[i]`` the kept number, for objects ``lo..hi-1``."""
+    row_bytes = (1 << log_cells) >> 2
+    shift_cells = np.uint64(64 - log_cells)
+    for i in range(lo, hi):
+        kept[i] = 0
+        for c in range(count[i]):
+            best = np.uint8(3)
+            for j in range(2):
+                cell = mix64(_SKETCH_SEEDS[j], keys[i, c]) >> shift_cells
+                byte = np.int64(cell >> np.uint64(2))
+                shift = np.uint8((cell & np.uint64(3)) * np.uint64(2))
+                best = min(best, (table[j * row_bytes + byte] >> shift) & np.uint8(3))
+            keep[i, c] = best >= threshold
+            kept[i] += keep[i, c]
+
+
+@numba.njit(nogil=True, cache=True)
+def _compact(keys, bands, count, keep, rows, offsets, out_keys, out_rows, out_bands, lo, hi):
+    """Write the (kept) entries of the dense per-object arrays one after the other, from ``offsets``."""
+    for i in range(lo, hi):
+        o = offsets[i]
+        for c in range(count[i]):
+            if keep.shape[0] == 0 or keep[i, c]:
+                out_keys[o] = keys[i, c]
+                out_rows[o] = rows[i]
+                out_bands[o] = bands[i, c]
+                o += 1
 
 
 def key_bits(n_features: int, band_size: int) -> int:
@@ -131,47 +199,121 @@ def key_bits(n_features: int, band_size: int) -> int:
     return bits if bits * band_size <= 64 else 0
 
 
-def band_keys(
-    X: sp.csr_matrix,
-    n_bands: int,
-    band_size: int,
-    hashes: HashFamily,
-    row_ok: np.ndarray | None = None,
-    key_ok: np.ndarray | None = None,
-) -> BandKeys:
-    """Compute every row's distinct band keys.
+class _KeyMaker:
+    """Computes the band keys of blocks of objects."""
 
-    Rows with fewer than ``band_size`` features get no key (as in the author's
-    code: they cannot fill a band with distinct features), nor do rows with
-    ``row_ok[r] == False``; keys holding a feature with ``key_ok[f] == False``
-    are dropped.  Both masks only prune seeds that cannot become regions.
+    def __init__(self, X, n_bands, band_size, hashes, key_ok):
+        self.X, self.n_bands, self.band_size, self.hashes = X, n_bands, band_size, hashes
+        self.bits = key_bits(X.shape[1], band_size)
+        self.key_ok = key_ok
+
+    def dense(self, rows: np.ndarray):
+        """``(keys, bands, count)``: object ``rows[i]``'s distinct keys in ``keys[i, :count[i]]``."""
+        n = len(rows)
+        k = np.empty((n, self.n_bands), dtype=np.uint64)
+        bnd = np.empty((n, self.n_bands), dtype=np.int32)
+        cnt = np.empty(n, dtype=np.int64)
+        h = self.hashes
+        tasks = max(1, min(n, 4 * n_threads()))
+        for_strided(_row_keys, tasks, self.X.indptr, self.X.indices, rows, h.a, h.b, h.a_inv, self.band_size,
+                    self.bits, self.key_ok, k, bnd, cnt)  # fmt: skip
+        return k, bnd, cnt
+
+    def keys(self, rows: np.ndarray):
+        """``(keys, objects, bands)``: every distinct key of each object of ``rows``."""
+        k, bnd, cnt = self.dense(rows)
+        return compact(k, bnd, cnt, rows)
+
+
+def compact(k, bnd, cnt, rows, keep_mask=None, kept=None):
+    """Dense per-object key arrays as ``(keys, objects, bands)`` triples (only ``keep_mask`` if given)."""
+    per_row = cnt if kept is None else kept
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(per_row, out=offsets[1:])
+    n = int(offsets[-1])
+    out = (np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32))
+    mask = np.zeros((0, 1), dtype=np.bool_) if keep_mask is None else keep_mask
+    for_ranges(_compact, len(rows), k, bnd, cnt, mask, rows.astype(np.int64), offsets, *out)
+    return out
+
+
+def _blocks_of(rows: np.ndarray, n_bands: int):
+    step = max(1, _PAIRS_PER_BLOCK // max(n_bands, 1))
+    for lo in range(0, len(rows), step):
+        yield rows[lo : lo + step]
+
+
+def band_keys(X, n_bands, band_size, hashes, row_ok=None, key_ok=None):
+    """Every distinct (key, object) pair with a band that gave it: ``(keys, objects, bands)``.
+
+    Objects with fewer than ``band_size`` features get no key (as in the author's code: they cannot
+    fill a band with distinct features), nor do objects with ``row_ok[r] == False``; keys holding a
+    feature with ``key_ok[f] == False`` are dropped.  Both masks only prune seeds that cannot
+    become regions.
     """
     X = as_csr(X)
     assert len(hashes) == n_bands * band_size
-    bits = key_bits(X.shape[1], band_size)
-    if key_ok is None:
-        key_ok = np.ones(X.shape[1], dtype=np.bool_)
-    active = np.arange(X.shape[0]) if row_ok is None else np.flatnonzero(row_ok)
-    # Work on the wanted rows only: an index-gathered CSR keeps the kernel simple.
-    Xa = X[active] if row_ok is not None else X
-    chunk = max(1, _PAIRS_PER_CHUNK // max(n_bands, 1))
-    keys, rows, bands = [], [], []
-    for row0 in range(0, Xa.shape[0], chunk):
-        n = min(chunk, Xa.shape[0] - row0)
-        k = np.empty((n, n_bands), dtype=np.uint64)
-        bnd = np.empty((n, n_bands), dtype=np.int32)
-        cnt = np.empty(n, dtype=np.int64)
-        _row_band_keys(
-            Xa.indptr, Xa.indices, row0, hashes.a, hashes.b, hashes.a_inv, band_size, bits, key_ok, k, bnd, cnt
-        )
-        mask = np.arange(n_bands)[None, :] < cnt[:, None]
-        keys.append(k[mask])
-        bands.append(bnd[mask])
-        rows.append(np.repeat(active[row0 : row0 + n].astype(np.int32), cnt))
-    if not keys:
-        empty = np.empty(0, dtype=np.int32)
-        return BandKeys(np.empty(0, dtype=np.uint64), empty, empty)
-    return BandKeys(np.concatenate(keys), np.concatenate(rows), np.concatenate(bands))
+    key_ok = np.ones(X.shape[1], dtype=np.bool_) if key_ok is None else np.asarray(key_ok, dtype=np.bool_)
+    rows = np.arange(X.shape[0], dtype=np.int64) if row_ok is None else np.flatnonzero(row_ok).astype(np.int64)
+    maker = _KeyMaker(X, n_bands, band_size, hashes, key_ok)
+    parts = [maker.keys(block) for block in _blocks_of(rows, n_bands)]
+    return _concat3(parts)
+
+
+def _concat3(parts):
+    if not parts:
+        return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
+    return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))
+
+
+def candidate_keys(X, n_bands, band_size, hashes, row_ok, key_ok, weights, min_bucket, memory=DEFAULT_MEMORY,
+                   stats=None):  # fmt: skip
+    """The (key, object, band) triples whose key can make a bucket of ``min_bucket`` weighted objects:
+    every pair when they fit in ``memory`` bytes, else those a count-min sketch lets through (see
+    the module docstring).  ``stats`` (a dict) receives what was done."""
+    X = as_csr(X)
+    rows = np.flatnonzero(row_ok).astype(np.int64)
+    maker = _KeyMaker(X, n_bands, band_size, hashes, np.asarray(key_ok, dtype=np.bool_))
+    weights = np.asarray(weights, dtype=np.int64)
+    stats = {} if stats is None else stats
+    # estimate the pairs from a sample of the objects: the first pass is skipped when they fit
+    sample = rows
+    if len(rows) > 2 * _SAMPLE:
+        pick = np.random.default_rng(len(rows)).choice(len(rows), _SAMPLE, replace=False)
+        sample = np.sort(rows[pick])
+    first = [maker.keys(block) for block in _blocks_of(sample, n_bands)]
+    est = sum(len(p[0]) for p in first) * len(rows) / max(len(sample), 1)
+    stats["estimated_pairs"] = int(est)
+    if est * _BYTES_PER_PAIR <= memory:
+        stats["passes"] = 1
+        if len(sample) == len(rows):
+            return _concat3(first)
+        return _concat3([maker.keys(block) for block in _blocks_of(rows, n_bands)])
+    log_cells = min(32, max(16, int(np.ceil(np.log2(max(2 * est, 1.0))))))  # cells fit in uint32
+    table = np.zeros(2 * ((1 << log_cells) >> 2), dtype=np.uint8)
+    parts = n_threads()
+    stats.update(passes=2, sketch_bytes=int(table.nbytes))
+    cells = None
+    for block in _blocks_of(rows, n_bands):
+        k, _, cnt = maker.dense(block)
+        if cells is None or cells.shape[1] < k.shape[0]:
+            cells = np.empty((2, k.shape[0], k.shape[1]), dtype=np.uint32)
+        view = cells[:, : k.shape[0]]
+        for_ranges(_sketch_cells, len(block), log_cells, k, cnt, view)
+        for_strided(_sketch_add, parts, table, log_cells, view, cnt, np.minimum(weights[block], 3))
+    del cells
+    kept_parts = []
+    threshold = np.uint8(min(min_bucket, 3))
+    for block in _blocks_of(rows, n_bands):
+        k, bnd, cnt = maker.dense(block)
+        keep = np.empty(k.shape, dtype=np.bool_)
+        kept = np.empty(len(block), dtype=np.int64)
+        for_ranges(_sketch_keep, len(block), table, log_cells, k, cnt, threshold, keep, kept)
+        kept_parts.append(compact(k, bnd, cnt, block, keep, kept))
+    del table
+    out = _concat3(kept_parts)
+    stats["candidate_pairs"] = len(out[0])
+    return out
 
 
 def band_features(X: sp.csr_matrix, rows: np.ndarray, bands: np.ndarray, band_size: int, hashes: HashFamily):
@@ -180,9 +322,9 @@ def band_features(X: sp.csr_matrix, rows: np.ndarray, bands: np.ndarray, band_si
     Returns a CSR-like pair ``(indptr, indices)``.
     """
     X = as_csr(X)
-    cols = (bands[:, None] * band_size + np.arange(band_size)[None, :]).astype(np.int64)
     out = np.empty((len(rows), band_size), dtype=np.int64)
-    _features_at(X.indptr, X.indices, rows.astype(np.int64), cols, hashes.a, hashes.b, hashes.a_inv, out)
+    for_ranges(_features_at, len(rows), X.indptr, X.indices, rows.astype(np.int64), bands.astype(np.int64),
+               band_size, hashes.a, hashes.b, hashes.a_inv, out)  # fmt: skip
     out.sort(axis=1)
     keep = np.ones_like(out, dtype=bool)
     keep[:, 1:] = out[:, 1:] != out[:, :-1]
@@ -192,96 +334,95 @@ def band_features(X: sp.csr_matrix, rows: np.ndarray, bands: np.ndarray, band_si
     return indptr, out[keep]
 
 
-@numba.njit(parallel=True, cache=True)
-def _features_at(indptr, indices, rows, cols, a, b, a_inv, out):
-    for i in numba.prange(rows.shape[0]):
-        r = rows[i]
-        for k in range(cols.shape[1]):
-            h = cols[i, k]
-            best = MERSENNE_P
-            for p in range(indptr[r], indptr[r + 1]):
-                x = np.uint64(indices[p])
-                y = a[h] * x + b[h]
-                y = (y & MERSENNE_P) + (y >> np.uint64(31))
-                y = (y & MERSENNE_P) + (y >> np.uint64(31))
-                y = y - MERSENNE_P if y >= MERSENNE_P else y
-                best = min(best, y)
-            out[i, k] = _invert(best, b[h], a_inv[h])
-
-
-@dataclass
-class Seeds:
-    """Seeds in CSR-like form: seed ``s`` has objects ``obj_idx[obj_ptr[s]:obj_ptr[s+1]]``
-    and features ``feat_idx[feat_ptr[s]:feat_ptr[s+1]]`` (both sorted)."""
-
-    obj_ptr: np.ndarray
-    obj_idx: np.ndarray
-    feat_ptr: np.ndarray
-    feat_idx: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.obj_ptr) - 1
+@numba.njit(nogil=True, cache=True)
+def _features_at(indptr, indices, rows, bands, band_size, a, b, a_inv, out, lo, hi):
+    for i in range(lo, hi):
+        buf = np.empty(band_size, dtype=np.uint64)
+        lo = bands[i] * band_size
+        minhash_block(indices, indptr[rows[i]], indptr[rows[i] + 1], a, b, lo, band_size, buf)
+        for k in range(band_size):
+            out[i, k] = _invert(buf[k], b[lo + k], a_inv[lo + k])
 
 
 _N_PARTS = 256
 
 
-@numba.njit(parallel=True, cache=True)
-def _group_pairs(keys, rows, bands, weights, min_bucket):
-    """Group (key, row) pairs by key, in parallel over hash partitions of the keys.
-
-    Returns, per pair slot, the members of kept buckets (rows sorted within each
-    bucket) and per partition the bucket sizes and representative (row, band).
-    """
+@numba.njit(nogil=True, cache=True)
+def _partition(keys):
+    """``(offsets, perm)``: the pairs ordered by hash partition of their key (256 partitions)."""
     n = keys.shape[0]
     part = np.empty(n, dtype=np.int64)
-    for i in numba.prange(n):
-        part[i] = np.int64(_mix64(np.uint64(0), keys[i]) >> np.uint64(56))
     counts = np.zeros(_N_PARTS + 1, dtype=np.int64)
     for i in range(n):
+        part[i] = np.int64(mix64(np.uint64(0), keys[i]) >> np.uint64(56))
         counts[part[i] + 1] += 1
-    offsets = np.cumsum(counts)
-    fill = offsets[:-1].copy()
+    offsets = np.empty(_N_PARTS + 1, dtype=np.int64)
+    fill = np.empty(_N_PARTS, dtype=np.int64)
+    offsets[0] = 0
+    for p in range(_N_PARTS):
+        offsets[p + 1] = offsets[p] + counts[p + 1]
+        fill[p] = offsets[p]
     perm = np.empty(n, dtype=np.int64)
     for i in range(n):
         perm[fill[part[i]]] = i
         fill[part[i]] += 1
-    members = np.empty(n, dtype=np.int64)
-    sizes = np.zeros(n, dtype=np.int64)  # bucket sizes at each partition's slots
-    rep_row = np.empty(n, dtype=np.int64)
-    rep_band = np.empty(n, dtype=np.int64)
-    n_buckets = np.zeros(_N_PARTS, dtype=np.int64)
-    n_members = np.zeros(_N_PARTS, dtype=np.int64)
-    for p in numba.prange(_N_PARTS):
+    return offsets, perm
+
+
+@numba.njit(nogil=True, cache=True)
+def _group_parts(keys, rows, bands, weights, min_bucket, offsets, perm, members, sizes, rep_row, rep_band, n_buckets,
+                 n_members, lo_p, hi_p):  # fmt: skip
+    """Group the pairs of partitions ``lo_p..hi_p-1`` by key: buckets of at least ``min_bucket``
+    weighted rows, their members (sorted) and a representative (row, band), at each partition's slots."""
+    for p in range(lo_p, hi_p):
         lo, hi = offsets[p], offsets[p + 1]
-        idx = perm[lo:hi]
-        order = np.argsort(keys[idx])
+        m = hi - lo
+        part_keys = np.empty(m, dtype=np.uint64)
+        for v in range(m):
+            part_keys[v] = keys[perm[lo + v]]
+        order = argsort_u64(part_keys)
         nb = 0
         nm = 0
         t = 0
-        m = hi - lo
         while t < m:
             u = t
-            k = keys[idx[order[t]]]
-            while u < m and keys[idx[order[u]]] == k:
+            k = part_keys[order[t]]
+            while u < m and part_keys[order[u]] == k:
                 u += 1
             weight = 0
             for v in range(t, u):
-                weight += weights[rows[idx[order[v]]]]
+                weight += weights[rows[perm[lo + order[v]]]]
             if weight >= min_bucket:
-                grp = np.empty(u - t, dtype=np.int64)
+                base = lo + nm
                 for v in range(t, u):
-                    grp[v - t] = rows[idx[order[v]]]
-                grp.sort()
-                members[lo + nm : lo + nm + u - t] = grp
+                    members[base + v - t] = rows[perm[lo + order[v]]]
+                sort_nonnegative(members[base : base + u - t], u - t)
                 sizes[lo + nb] = u - t
-                rep_row[lo + nb] = rows[idx[order[t]]]
-                rep_band[lo + nb] = bands[idx[order[t]]]
+                rep_row[lo + nb] = rows[perm[lo + order[t]]]
+                rep_band[lo + nb] = bands[perm[lo + order[t]]]
                 nb += 1
                 nm += u - t
             t = u
         n_buckets[p] = nb
         n_members[p] = nm
+
+
+def _group_pairs(keys, rows, bands, weights, min_bucket):
+    """Group (key, row) pairs by key, in parallel over hash partitions of the keys.
+
+    Returns, per pair slot, the members of kept buckets (rows sorted within each bucket) and per
+    partition the bucket sizes and representative (row, band).
+    """
+    n = len(keys)
+    offsets, perm = _partition(keys)
+    members = np.empty(n, dtype=np.int64)
+    sizes = np.zeros(n, dtype=np.int64)
+    rep_row = np.empty(n, dtype=np.int64)
+    rep_band = np.empty(n, dtype=np.int64)
+    n_buckets = np.zeros(_N_PARTS, dtype=np.int64)
+    n_members = np.zeros(_N_PARTS, dtype=np.int64)
+    for_ranges(_group_parts, _N_PARTS, keys, rows, bands, weights, min_bucket, offsets, perm, members, sizes,
+               rep_row, rep_band, n_buckets, n_members)  # fmt: skip
     return offsets, members, sizes, rep_row, rep_band, n_buckets, n_members
 
 
@@ -295,26 +436,24 @@ def _part_slices(offsets, n_per_part):
 def duplicate_rows(X: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     """``(representative, weight)``: a mask of the first row of each group of identical rows and,
     on it, the group's size (0 elsewhere)."""
-    z = np.zeros(X.shape[0] + 1, dtype=np.int64)
-    h = _hash_rows(X.indptr.astype(np.int64), X.indices.astype(np.int64))
+    h = np.empty(X.shape[0], dtype=np.uint64)
+    for_ranges(_hash_rows, X.shape[0], X.indptr, X.indices, h)
     first, inverse = group_ids(h)
     counts = np.bincount(inverse, minlength=len(first))
     rep = np.zeros(X.shape[0], dtype=bool)
     rep[first] = True
-    weight = z[:-1].copy()
+    weight = np.zeros(X.shape[0], dtype=np.int64)
     weight[first] = counts
     return rep, weight
 
 
-@numba.njit(parallel=True, cache=True)
-def _hash_rows(ptr, idx):
-    out = np.empty(ptr.shape[0] - 1, dtype=np.uint64)
-    for i in numba.prange(ptr.shape[0] - 1):
+@numba.njit(nogil=True, cache=True)
+def _hash_rows(ptr, idx, out, lo, hi):
+    for i in range(lo, hi):
         h = np.uint64(0x2545F4914F6CDD1D)
         for p in range(ptr[i], ptr[i + 1]):
-            h = _mix64(h, idx[p])
+            h = mix64(h, idx[p])
         out[i] = h
-    return out
 
 
 def find_seeds(
@@ -326,22 +465,34 @@ def find_seeds(
     row_ok: np.ndarray | None = None,
     key_ok: np.ndarray | None = None,
     row_weight: np.ndarray | None = None,
-) -> Seeds:
-    """Bucket the rows of ``X`` by band key; buckets of ``min_bucket`` rows or more are seeds.
+    memory: int = DEFAULT_MEMORY,
+    stats: dict | None = None,
+) -> Blocks:
+    """Bucket the rows of ``X`` by band key; buckets of ``min_bucket`` rows or more are seeds
+    (blocks of objects × the key's features).
 
     ``row_weight`` counts a row as that many rows (a representative of identical rows, the
     others masked out by ``row_ok``): identical rows always share every bucket, so hashing one
-    of them and weighting it gives the same seeds for less work.
+    of them and weighting it gives the same seeds for less work.  ``memory`` bounds the (key, row)
+    pairs held at once (see the module docstring).
     """
-    bk = band_keys(X, n_bands, band_size, hashes, row_ok, key_ok)
+    X = as_csr(X)
+    if row_ok is None:
+        row_ok = np.ones(X.shape[0], dtype=bool)
+    if key_ok is None:
+        key_ok = np.ones(X.shape[1], dtype=bool)
     if row_weight is None:
         row_weight = np.ones(X.shape[0], dtype=np.int64)
-    offsets, members, sizes, rep_row, rep_band, n_buckets, n_members = _group_pairs(
-        bk.keys, bk.rows.astype(np.int64), bk.bands.astype(np.int64), row_weight.astype(np.int64), min_bucket
+    keys, rows, bands = candidate_keys(
+        X, n_bands, band_size, hashes, row_ok, key_ok, row_weight, min_bucket, memory, stats
     )
+    offsets, members, sizes, rep_row, rep_band, n_buckets, n_members = _group_pairs(
+        keys, rows.astype(np.int64), bands.astype(np.int64), np.asarray(row_weight, dtype=np.int64), min_bucket
+    )
+    del keys, rows, bands
     b_slots = _part_slices(offsets, n_buckets)
     obj_ptr = np.zeros(len(b_slots) + 1, dtype=np.int64)
     np.cumsum(sizes[b_slots], out=obj_ptr[1:])
     obj_idx = members[_part_slices(offsets, n_members)]
     feat_ptr, feat_idx = band_features(X, rep_row[b_slots], rep_band[b_slots], band_size, hashes)
-    return Seeds(obj_ptr, obj_idx, feat_ptr, feat_idx)
+    return Blocks(obj_ptr, obj_idx, feat_ptr, feat_idx)

@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from ._kernels import MERSENNE_P
 from ._kernels import invert_hash as _invert
+from ._parallel import for_ranges
 
 _MAX_FEATURES = (1 << 31) - 1
 # Hash functions processed at once per row: the running minima stay in L1.
@@ -56,31 +57,41 @@ class HashFamily:
         return len(self.a)
 
 
-@numba.njit(parallel=True, fastmath=True, cache=True)
-def _minhash(indptr, indices, a, b, a_inv, invert, out):
+@numba.njit(inline="always")
+def minhash_block(indices, start, end, a, b, lo, n, buf):
+    """``buf[h] = min over the features x in indices[start:end] of (a[lo+h] * x + b[lo+h]) mod P`` for
+    ``h < n``: the MinHash of one row for a block of hash functions.
+
+    The one MinHash kernel: :func:`minhash_values` and the pipeline's band keys
+    (:mod:`coclust.lsh`) both inline it.  ``P`` marks an empty row.
+    """
+    # local slices: LLVM can then prove no aliasing and vectorise over h
+    aa = a[lo : lo + n]
+    bb = b[lo : lo + n]
+    for h in range(n):
+        buf[h] = MERSENNE_P
+    for p in range(start, end):
+        x = np.uint64(indices[p])
+        for h in range(n):
+            y = aa[h] * x + bb[h]
+            y = (y & MERSENNE_P) + (y >> np.uint64(31))
+            y = (y & MERSENNE_P) + (y >> np.uint64(31))
+            y = y - MERSENNE_P if y >= MERSENNE_P else y
+            buf[h] = min(buf[h], y)
+
+
+@numba.njit(nogil=True, cache=True)
+def _minhash(indptr, indices, a, b, a_inv, invert, out, lo_row, hi_row):
     """out[r, h] = min over the features x of row r of h(x); its feature if ``invert``."""
-    n_rows = indptr.shape[0] - 1
     n_hash = a.shape[0]
-    for r in numba.prange(n_rows):
+    for r in range(lo_row, hi_row):
         buf = np.empty(_BLOCK, dtype=np.uint64)
         for lo in range(0, n_hash, _BLOCK):
             n = min(_BLOCK, n_hash - lo)
-            # Local slices: LLVM can then prove no aliasing and vectorise over h.
-            aa = a[lo : lo + n]
-            bb = b[lo : lo + n]
-            for h in range(n):
-                buf[h] = MERSENNE_P
-            for p in range(indptr[r], indptr[r + 1]):
-                x = np.uint64(indices[p])
-                for h in range(n):
-                    y = aa[h] * x + bb[h]
-                    y = (y & MERSENNE_P) + (y >> np.uint64(31))
-                    y = (y & MERSENNE_P) + (y >> np.uint64(31))
-                    y = y - MERSENNE_P if y >= MERSENNE_P else y
-                    buf[h] = min(buf[h], y)
+            minhash_block(indices, indptr[r], indptr[r + 1], a, b, lo, n, buf)
             if invert:
                 for h in range(n):
-                    out[r, lo + h] = _invert(buf[h], bb[h], a_inv[lo + h]) if buf[h] < MERSENNE_P else -1
+                    out[r, lo + h] = _invert(buf[h], b[lo + h], a_inv[lo + h]) if buf[h] < MERSENNE_P else -1
             else:
                 for h in range(n):
                     out[r, lo + h] = buf[h]
@@ -112,7 +123,7 @@ def minhash_features(X, hashes: HashFamily) -> np.ndarray:
     """
     X = as_csr(X)
     out = np.empty((X.shape[0], len(hashes)), dtype=np.int64)
-    _minhash(X.indptr, X.indices, hashes.a, hashes.b, hashes.a_inv, True, out)
+    for_ranges(_minhash, X.shape[0], X.indptr, X.indices, hashes.a, hashes.b, hashes.a_inv, True, out)
     return out
 
 
@@ -120,5 +131,5 @@ def minhash_values(X, hashes: HashFamily) -> np.ndarray:
     """Minimum hash values, shape (n_rows, len(hashes)), uint64 (``P`` for empty rows)."""
     X = as_csr(X)
     out = np.empty((X.shape[0], len(hashes)), dtype=np.uint64)
-    _minhash(X.indptr, X.indices, hashes.a, hashes.b, hashes.a_inv, False, out)
+    for_ranges(_minhash, X.shape[0], X.indptr, X.indices, hashes.a, hashes.b, hashes.a_inv, False, out)
     return out

@@ -19,37 +19,14 @@ so the seed itself, ``S_o × S_f``, is an all-ones block of the region.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numba
 import numpy as np
 
-from ._arrays import first_occurrences
 from ._kernels import lowest_bit_index
-from ._kernels import mix64 as _mix64
 from ._kernels import popcount as _popcount
+from ._parallel import for_ranges
+from .blocks import Blocks
 from .inclose import column_bitsets
-from .lsh import Seeds
-
-# Seeds handled by one parallel task: enough work to amortise the scratch arrays.
-_CHUNK = 2048
-
-
-@dataclass
-class Regions:
-    """Regions in CSR-like form: region ``i`` spans rows
-    ``row_idx[row_ptr[i]:row_ptr[i+1]]`` and columns ``col_idx[col_ptr[i]:col_ptr[i+1]]``."""
-
-    row_ptr: np.ndarray
-    row_idx: np.ndarray
-    col_ptr: np.ndarray
-    col_idx: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.row_ptr) - 1
-
-    def sizes(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.diff(self.row_ptr), np.diff(self.col_ptr)
 
 
 @numba.njit(inline="always")
@@ -93,66 +70,44 @@ def _intersect_lists(ptr, idx, members, m0, m1, out, o0, write):
     return n
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(nogil=True, cache=True)
 def _regions(
     csr_ptr, csr_idx, csc_ptr, csc_idx,
     obj_ptr, obj_idx, feat_ptr, feat_idx, seeds,
-    min_rows, min_cols, out_row_ptr, out_rows, out_col_ptr, out_cols, n_out_rows, n_out_cols, write,
+    min_rows, min_cols, out_row_ptr, out_rows, out_col_ptr, out_cols, n_out_rows, n_out_cols, write, lo, hi,
 ):  # fmt: skip
-    """Region sizes of ``seeds`` (0 when too small); with ``write`` also the regions."""
-    n_seeds = seeds.shape[0]
-    n_chunks = (n_seeds + _CHUNK - 1) // _CHUNK
-    for c in numba.prange(n_chunks):
-        for i in range(c * _CHUNK, min(n_seeds, (c + 1) * _CHUNK)):
-            s = seeds[i]
-            n_out_rows[i] = 0
-            n_out_cols[i] = 0
-            # the cheaper intersection first: most seeds fail one of the two sizes
-            row_cost = 0
-            for t in range(feat_ptr[s], feat_ptr[s + 1]):
-                row_cost += csc_ptr[feat_idx[t] + 1] - csc_ptr[feat_idx[t]]
-            col_cost = 0
-            for t in range(obj_ptr[s], obj_ptr[s + 1]):
-                col_cost += csr_ptr[obj_idx[t] + 1] - csr_ptr[obj_idx[t]]
-            nr = 0
-            nc = 0
-            for side in range(2):
-                if (side == 0) == (row_cost <= col_cost):
-                    nr = _intersect_lists(
-                        csc_ptr, csc_idx, feat_idx, feat_ptr[s], feat_ptr[s + 1],
-                        out_rows, out_row_ptr[i], write,
-                    )  # fmt: skip
-                    if nr < min_rows:
-                        break
-                else:
-                    nc = _intersect_lists(
-                        csr_ptr, csr_idx, obj_idx, obj_ptr[s], obj_ptr[s + 1],
-                        out_cols, out_col_ptr[i], write,
-                    )  # fmt: skip
-                    if nc < min_cols:
-                        break
+    """Region sizes of ``seeds[lo:hi]`` (0 when too small); with ``write`` also the regions."""
+    for i in range(lo, hi):
+        s = seeds[i]
+        n_out_rows[i] = 0
+        n_out_cols[i] = 0
+        # the cheaper intersection first: most seeds fail one of the two sizes
+        row_cost = 0
+        for t in range(feat_ptr[s], feat_ptr[s + 1]):
+            row_cost += csc_ptr[feat_idx[t] + 1] - csc_ptr[feat_idx[t]]
+        col_cost = 0
+        for t in range(obj_ptr[s], obj_ptr[s + 1]):
+            col_cost += csr_ptr[obj_idx[t] + 1] - csr_ptr[obj_idx[t]]
+        nr = 0
+        nc = 0
+        for side in range(2):
+            if (side == 0) == (row_cost <= col_cost):
+                nr = _intersect_lists(
+                    csc_ptr, csc_idx, feat_idx, feat_ptr[s], feat_ptr[s + 1],
+                    out_rows, out_row_ptr[i], write,
+                )  # fmt: skip
+                if nr < min_rows:
+                    break
             else:
-                n_out_rows[i] = nr
-                n_out_cols[i] = nc
-
-
-@numba.njit(parallel=True, cache=True)
-def _hash_sets(row_ptr, row_idx, col_ptr, col_idx, out):
-    for i in numba.prange(row_ptr.shape[0] - 1):
-        h = np.uint64(0x1234567)
-        for p in range(row_ptr[i], row_ptr[i + 1]):
-            h = _mix64(h, row_idx[p])
-        h = _mix64(h, -1)
-        for p in range(col_ptr[i], col_ptr[i + 1]):
-            h = _mix64(h, col_idx[p])
-        out[i] = h
-
-
-def set_pair_hashes(row_ptr, row_idx, col_ptr, col_idx) -> np.ndarray:
-    """A 64-bit hash of each (row set, column set) pair given as sorted CSR-like lists."""
-    out = np.empty(len(row_ptr) - 1, dtype=np.uint64)
-    _hash_sets(row_ptr, row_idx, col_ptr, col_idx, out)
-    return out
+                nc = _intersect_lists(
+                    csr_ptr, csr_idx, obj_idx, obj_ptr[s], obj_ptr[s + 1],
+                    out_cols, out_col_ptr[i], write,
+                )  # fmt: skip
+                if nc < min_cols:
+                    break
+        else:
+            n_out_rows[i] = nr
+            n_out_cols[i] = nc
 
 
 @numba.njit(inline="always")
@@ -179,29 +134,26 @@ def _and_bits(bits, members, m0, m1, scratch, out, o0, write):
     return n
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(nogil=True, cache=True)
 def _regions_bits(
     row_bits, col_bits, obj_ptr, obj_idx, feat_ptr, feat_idx, seeds,
-    min_rows, min_cols, out_row_ptr, out_rows, out_col_ptr, out_cols, n_out_rows, n_out_cols, write,
+    min_rows, min_cols, out_row_ptr, out_rows, out_col_ptr, out_cols, n_out_rows, n_out_cols, write, lo, hi,
 ):  # fmt: skip
     """:func:`_regions` on bitsets: rows as bitsets over columns and columns over rows."""
-    n_seeds = seeds.shape[0]
-    n_chunks = (n_seeds + _CHUNK - 1) // _CHUNK
-    for c in numba.prange(n_chunks):
-        scratch_r = np.empty(col_bits.shape[1], dtype=np.uint64)
-        scratch_c = np.empty(row_bits.shape[1], dtype=np.uint64)
-        for i in range(c * _CHUNK, min(n_seeds, (c + 1) * _CHUNK)):
-            s = seeds[i]
-            n_out_rows[i] = 0
-            n_out_cols[i] = 0
-            nr = _and_bits(col_bits, feat_idx, feat_ptr[s], feat_ptr[s + 1], scratch_r, out_rows, out_row_ptr[i], write)
-            if nr < min_rows:
-                continue
-            nc = _and_bits(row_bits, obj_idx, obj_ptr[s], obj_ptr[s + 1], scratch_c, out_cols, out_col_ptr[i], write)
-            if nc < min_cols:
-                continue
-            n_out_rows[i] = nr
-            n_out_cols[i] = nc
+    scratch_r = np.empty(col_bits.shape[1], dtype=np.uint64)
+    scratch_c = np.empty(row_bits.shape[1], dtype=np.uint64)
+    for i in range(lo, hi):
+        s = seeds[i]
+        n_out_rows[i] = 0
+        n_out_cols[i] = 0
+        nr = _and_bits(col_bits, feat_idx, feat_ptr[s], feat_ptr[s + 1], scratch_r, out_rows, out_row_ptr[i], write)
+        if nr < min_rows:
+            continue
+        nc = _and_bits(row_bits, obj_idx, obj_ptr[s], obj_ptr[s + 1], scratch_c, out_cols, out_col_ptr[i], write)
+        if nc < min_cols:
+            continue
+        n_out_rows[i] = nr
+        n_out_cols[i] = nc
 
 
 @numba.njit(cache=True)
@@ -259,7 +211,7 @@ def _first_covering(
 _BITSET_BYTES = 512 << 20
 
 
-def find_regions(X, Xt, seeds: Seeds, min_rows: int, min_cols: int, skip_covered: bool = False) -> Regions:
+def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covered: bool = False) -> Blocks:
     """Regions of at least ``min_rows`` × ``min_cols`` of ``seeds``, de-duplicated.
 
     With ``skip_covered`` (the author's heuristic) regions are visited largest first and one
@@ -280,14 +232,14 @@ def find_regions(X, Xt, seeds: Seeds, min_rows: int, min_cols: int, skip_covered
         nr = np.empty(len(which), dtype=np.int64)
         nc = np.empty(len(which), dtype=np.int64)
         if use_bits:
-            _regions_bits(
-                row_bits, col_bits, seeds.obj_ptr, seeds.obj_idx, seeds.feat_ptr, seeds.feat_idx, which,
-                min_rows, min_cols, row_ptr, rows, col_ptr, cols, nr, nc, write,
+            for_ranges(
+                _regions_bits, len(which), row_bits, col_bits, seeds.row_ptr, seeds.row_idx, seeds.col_ptr,
+                seeds.col_idx, which, min_rows, min_cols, row_ptr, rows, col_ptr, cols, nr, nc, write,
             )  # fmt: skip
         else:
-            _regions(
-                X.indptr, X.indices, Xt.indptr, Xt.indices,
-                seeds.obj_ptr, seeds.obj_idx, seeds.feat_ptr, seeds.feat_idx, which,
+            for_ranges(
+                _regions, len(which), X.indptr, X.indices, Xt.indptr, Xt.indices,
+                seeds.row_ptr, seeds.row_idx, seeds.col_ptr, seeds.col_idx, which,
                 min_rows, min_cols, row_ptr, rows, col_ptr, cols, nr, nc, write,
             )  # fmt: skip
         return nr, nc
@@ -305,7 +257,7 @@ def find_regions(X, Xt, seeds: Seeds, min_rows: int, min_cols: int, skip_covered
             row_bits = col_bits = np.zeros((1, 1), dtype=np.uint64)
         covering = _first_covering(
             use_bits, row_bits, col_bits, X.indptr, X.indices, Xt.indptr, Xt.indices, n_rows, n_cols,
-            seeds.obj_ptr, seeds.obj_idx, seeds.feat_ptr, seeds.feat_idx, order, int(nr.max()), int(nc.max()),
+            seeds.row_ptr, seeds.row_idx, seeds.col_ptr, seeds.col_idx, order, int(nr.max()), int(nc.max()),
         )  # fmt: skip
         kept = np.sort(covering)
     row_ptr = np.zeros(len(kept) + 1, dtype=np.int64)
@@ -315,22 +267,5 @@ def find_regions(X, Xt, seeds: Seeds, min_rows: int, min_cols: int, skip_covered
     rows = np.empty(row_ptr[-1], dtype=np.int64)
     cols = np.empty(col_ptr[-1], dtype=np.int64)
     run(kept, row_ptr, col_ptr, rows, cols, True)
-    regions = Regions(row_ptr, rows, col_ptr, cols)
     # identical regions from different seeds are enumerated once
-    h = set_pair_hashes(regions.row_ptr, regions.row_idx, regions.col_ptr, regions.col_idx)
-    first = first_occurrences(h)
-    return select(regions, first)
-
-
-def _gather(values, starts, lengths):
-    ptr = np.zeros(len(starts) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=ptr[1:])
-    idx = np.repeat(starts - ptr[:-1], lengths) + np.arange(ptr[-1])
-    return ptr, values[idx]
-
-
-def select(regions: Regions, which: np.ndarray) -> Regions:
-    """The regions ``which`` (indices), in that order."""
-    rows = _gather(regions.row_idx, regions.row_ptr[which], np.diff(regions.row_ptr)[which])
-    cols = _gather(regions.col_idx, regions.col_ptr[which], np.diff(regions.col_ptr)[which])
-    return Regions(*rows, *cols)
+    return Blocks(row_ptr, rows, col_ptr, cols).unique()

@@ -25,12 +25,12 @@ import numba
 import numpy as np
 
 from ._arrays import first_occurrences, group_ids, unique_sorted
+from ._kernels import argsort_u64, lowest_bit_index, sort_nonnegative
 from ._kernels import grow as _grow
-from ._kernels import lowest_bit_index
 from ._kernels import popcount as _popcount
-from ._parallel import chunk_bounds, concat_csr_pairs, map_chunks, n_threads
+from ._parallel import chunk_bounds, map_chunks, n_threads
+from .blocks import Blocks
 from .inclose import column_bitsets
-from .regions import Regions, select, set_pair_hashes
 
 _EPS = 1e-9
 # Column bitsets (columns × rows/64 words) are used in relaxation when they fit in this many bytes.
@@ -111,7 +111,7 @@ def _relax_chunk(
                         touched_r[nr] = r
                         nr += 1
                     v &= v - np.uint64(1)
-            rows = touched_r[:nr].copy()
+            rows = touched_r  # the bit scan found them in increasing order
         else:
             nt = 0
             for p in range(col_ptr[g], col_ptr[g + 1]):
@@ -129,7 +129,8 @@ def _relax_chunk(
                     touched_r[nr] = r
                     nr += 1
                 row_count[r] = 0
-            rows = np.sort(touched_r[:nr])
+            sort_nonnegative(touched_r, nr)
+            rows = touched_r
         if nr < min_rows:
             continue
         need = density * nr - _EPS
@@ -170,27 +171,27 @@ def _relax_chunk(
                     touched_c[nc] = f
                     nc += 1
                 col_count[f] = 0
-        cols = np.sort(touched_c[:nc])
         if nc < min_cols:
             continue
+        sort_nonnegative(touched_c, nc)
         o_ridx = _grow(o_ridx, o_rptr[n] + nr)
-        o_ridx[o_rptr[n] : o_rptr[n] + nr] = rows[:nr]
+        for t in range(nr):
+            o_ridx[o_rptr[n] + t] = rows[t]
         o_rptr[n + 1] = o_rptr[n] + nr
         o_cidx = _grow(o_cidx, o_cptr[n] + nc)
-        o_cidx[o_cptr[n] : o_cptr[n] + nc] = cols[:nc]
+        for t in range(nc):
+            o_cidx[o_cptr[n] + t] = touched_c[t]
         o_cptr[n + 1] = o_cptr[n] + nc
         n += 1
     return o_rptr[: n + 1], o_ridx[: o_rptr[n]], o_cptr[: n + 1], o_cidx[: o_cptr[n]]
 
 
-def unique_by_cols(col_ptr, col_idx) -> np.ndarray:
-    """Indices of the first co-cluster of each distinct column set, in order."""
-    empty = np.zeros(len(col_ptr), dtype=np.int64)
-    h = set_pair_hashes(empty, empty[:0], col_ptr, col_idx)
-    return first_occurrences(h)
+def unique_by_cols(blocks: Blocks) -> np.ndarray:
+    """Indices of the first block of each distinct column set, in order."""
+    return first_occurrences(blocks.column_hashes())
 
 
-def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: int):
+def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: int) -> Blocks:
     """Relax the co-clusters with columns ``col_idx[col_ptr[i]:col_ptr[i+1]]``; drop the too small."""
     cost = np.diff(col_ptr)
     bounds = chunk_bounds(cost, 4 * n_threads())
@@ -226,13 +227,7 @@ def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: 
         ),  # fmt: skip
         bounds,
     )
-    return concat_csr_pairs(parts) if parts else _empty()
-
-
-def _empty():
-    z = np.zeros(1, dtype=np.int64)
-    e = np.empty(0, dtype=np.int64)
-    return z, e, z.copy(), e.copy()
+    return Blocks.concat(parts)
 
 
 @numba.njit(cache=True)
@@ -243,7 +238,9 @@ def _tighten(csr_ptr, csr_idx, n_cols, r_ptr, rows, c_ptr, cols, groups, density
     (each group's kept rows at the front of its slice, sorted).
     """
     mark = np.zeros(n_cols, dtype=np.bool_)
-    new_len = np.diff(r_ptr)
+    new_len = np.empty(r_ptr.shape[0] - 1, dtype=np.int64)
+    for g in range(new_len.shape[0]):
+        new_len[g] = r_ptr[g + 1] - r_ptr[g]
     for g in groups:
         cg = cols[c_ptr[g] : c_ptr[g + 1]]
         rg = rows[r_ptr[g] : r_ptr[g + 1]]
@@ -257,27 +254,38 @@ def _tighten(csr_ptr, csr_idx, n_cols, r_ptr, rows, c_ptr, cols, groups, density
                     ones[i] += 1
         for f in cg:
             mark[f] = False
-        order = np.argsort(-ones, kind="mergesort")
-        total = ones.sum()
+        # rows by decreasing ones, ties in their order (a stable sort of the complement)
+        top = 0
+        total = 0
+        for i in range(ones.shape[0]):
+            top = max(top, ones[i])
+            total += ones[i]
+        key = np.empty(ones.shape[0], dtype=np.uint64)
+        for i in range(ones.shape[0]):
+            key[i] = np.uint64(top - ones[i])
+        order = argsort_u64(key)
         n = rg.shape[0]
         while n > 0 and total < density * n * cg.shape[0] - _EPS:
             n -= 1
             total -= ones[order[n]]
         if n < rg.shape[0]:
-            kept = np.sort(rg[order[:n]])
-            rg[:n] = kept
+            kept = np.empty(n, dtype=np.int64)
+            for i in range(n):
+                kept[i] = rg[order[i]]
+            sort_nonnegative(kept, n)
+            for i in range(n):
+                rg[i] = kept[i]
             new_len[g] = n
     return new_len
 
 
-def merge_equal_columns(X, row_ptr, row_idx, col_ptr, col_idx, min_density: float, min_rows: int):
+def merge_equal_columns(X, cc: Blocks, min_density: float, min_rows: int) -> Blocks:
     """Unite the rows of co-clusters with identical column sets (step 6)."""
+    row_ptr, row_idx, col_ptr, col_idx = cc.row_ptr, cc.row_idx, cc.col_ptr, cc.col_idx
     n = len(row_ptr) - 1
     if n == 0:
-        return row_ptr, row_idx, col_ptr, col_idx
-    empty = np.zeros(n + 1, dtype=np.int64)
-    h = set_pair_hashes(empty, empty[:0], col_ptr, col_idx)
-    first, group = group_ids(h)
+        return cc
+    first, group = group_ids(Blocks(row_ptr, row_idx, col_ptr, col_idx).column_hashes())
     n_groups = len(first)
     # union of rows per group: sort (group, row) pairs and drop repeats
     sizes = np.diff(row_ptr)
@@ -306,8 +314,7 @@ def merge_equal_columns(X, row_ptr, row_idx, col_ptr, col_idx, min_density: floa
     order = np.argsort(first, kind="stable")
     r_len = np.diff(r_ptr)[order]
     keep = order[r_len >= min_rows]
-    out = select(Regions(r_ptr, rows, c_ptr, c_idx), keep)
-    return out.row_ptr, out.row_idx, out.col_ptr, out.col_idx
+    return Blocks(r_ptr, rows, c_ptr, c_idx).select(keep)
 
 
 def assign_uncovered(X, row_ptr, row_idx, col_ptr, col_idx, chunk: int = 256):

@@ -226,5 +226,5 @@ def test_relaxation_bitset_paths_equal_the_list_paths(seed, density, n_rows):
         without = relax_mod.relax(X, Xt, ptr, idx, density, 1, 1)
     finally:
         relax_mod._COL_BITS_BYTES = saved
-    for a, b in zip(with_bits, without):
-        assert np.array_equal(a, b)
+    for name in ("row_ptr", "row_idx", "col_ptr", "col_idx"):
+        assert np.array_equal(getattr(with_bits, name), getattr(without, name))

@@ -1,7 +1,9 @@
 import numpy as np
 import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
 
-from coclust.lsh import band_features, band_keys, find_seeds
+from coclust.lsh import band_features, band_keys, find_seeds, key_bits
 from coclust.minhash import HashFamily, minhash_features, minhash_values
 
 P = (1 << 31) - 1
@@ -45,21 +47,21 @@ def test_band_keys_bucket_identical_rows_and_recover_features():
     seeds = find_seeds(X, 8, 2, 2, H)
     assert len(seeds) >= 1
     for s in range(len(seeds)):
-        objs = seeds.obj_idx[seeds.obj_ptr[s] : seeds.obj_ptr[s + 1]]
-        feats = seeds.feat_idx[seeds.feat_ptr[s] : seeds.feat_ptr[s + 1]]
+        objs = seeds.row_idx[seeds.row_ptr[s] : seeds.row_ptr[s + 1]]
+        feats = seeds.col_idx[seeds.col_ptr[s] : seeds.col_ptr[s + 1]]
         assert objs.tolist() == [0, 1]
         assert set(feats) <= {0, 1, 2}
-    bk = band_keys(X, 8, 2, H)
-    ptr, idx = band_features(X, bk.rows, bk.bands, 2, H)
-    for i in range(len(bk.rows)):
-        row = set(X.indices[X.indptr[bk.rows[i]] : X.indptr[bk.rows[i] + 1]])
+    keys, rows, bands = band_keys(X, 8, 2, H)
+    ptr, idx = band_features(X, rows, bands, 2, H)
+    for i in range(len(rows)):
+        row = set(X.indices[X.indptr[rows[i]] : X.indptr[rows[i] + 1]])
         assert set(idx[ptr[i] : ptr[i + 1]]) <= row
 
 
 def test_rows_shorter_than_a_band_get_no_key():
     X = sp.csr_matrix(np.array([[1, 0, 0], [1, 1, 1]]))
-    bk = band_keys(X, 4, 2, HashFamily.sample(8, random_state=0))
-    assert set(bk.rows.tolist()) == {1}
+    _, rows, _ = band_keys(X, 4, 2, HashFamily.sample(8, random_state=0))
+    assert set(rows.tolist()) == {1}
 
 
 def test_hashed_keys_when_packing_does_not_fit():
@@ -68,5 +70,73 @@ def test_hashed_keys_when_packing_does_not_fit():
     X = sp.csr_matrix((np.ones(6), ([0, 0, 0, 1, 1, 1], [5, n - 2, 77, 5, n - 2, 77])), shape=(2, n))
     seeds = find_seeds(X, 5, 3, 2, HashFamily.sample(15, random_state=0))
     assert len(seeds) >= 1
-    assert seeds.obj_idx.tolist() == [0, 1] * len(seeds)
-    assert set(seeds.feat_idx.tolist()) <= {5, 77, n - 2}
+    assert seeds.row_idx.tolist() == [0, 1] * len(seeds)
+    assert set(seeds.col_idx.tolist()) <= {5, 77, n - 2}
+
+
+def test_pipeline_keys_are_the_exact_minhash_keys():
+    """The band keys fit computes (one inlined MinHash kernel) are the sorted, packed features of
+    minimum hash, checked against exact big-integer minima."""
+    X = random_csr(30, 200, 0.08, 4)
+    n_bands, band_size = 12, 3
+    H = HashFamily.sample(n_bands * band_size, random_state=5)
+    keys, rows, bands = band_keys(X, n_bands, band_size, H)
+    bits = key_bits(X.shape[1], band_size)
+    expected = set()
+    for r in range(X.shape[0]):
+        xs = X.indices[X.indptr[r] : X.indptr[r + 1]]
+        if len(xs) < band_size:
+            continue
+        for b in range(n_bands):
+            feats = []
+            for h in range(b * band_size, (b + 1) * band_size):
+                hv = [(int(H.a[h]) * int(x) + int(H.b[h])) % P for x in xs]
+                feats.append(int(xs[int(np.argmin(hv))]))
+            key = 0
+            for f in sorted(feats):
+                key = (key << bits) | f
+            expected.add((key, r))
+    assert set(zip(keys.tolist(), rows.tolist())) == expected
+    assert len(keys) == len(expected)  # distinct within each row
+
+
+def _seed_set(seeds):
+    return {
+        (tuple(seeds.row_idx[seeds.row_ptr[s] : seeds.row_ptr[s + 1]]),
+         tuple(seeds.col_idx[seeds.col_ptr[s] : seeds.col_ptr[s + 1]]))
+        for s in range(len(seeds))
+    }  # fmt: skip
+
+
+@given(st.integers(0, 10_000), st.integers(2, 4), st.sampled_from([0.03, 0.1, 0.3]))
+def test_two_pass_lsh_gives_the_one_pass_seeds(seed, min_bucket, density):
+    """Above the memory budget keys are counted in a sketch first and only those that can make a
+    bucket are kept: the seeds must be exactly those of grouping every key."""
+    X = random_csr(300, 120, density, seed)
+    weights = np.ones(300, dtype=np.int64)
+    weights[::7] = 2  # some rows stand for two identical ones
+    H = HashFamily.sample(40 * 2, random_state=seed)
+    stats = {}
+    one = find_seeds(X, 40, 2, min_bucket, H, row_weight=weights)
+    two = find_seeds(X, 40, 2, min_bucket, H, row_weight=weights, memory=1, stats=stats)
+    assert stats["passes"] == 2
+    assert _seed_set(one) == _seed_set(two)
+    assert stats["candidate_pairs"] <= stats["estimated_pairs"] * 2
+
+
+def test_threads_do_not_change_the_result():
+    import numba
+
+    from coclust import HBLCoClust
+
+    X = random_csr(400, 150, 0.06, 9)
+    fits = []
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        try:
+            m = HBLCoClust(n_bands=50, band_size=2, min_rows=3, min_cols=2, min_density=0.8, lsh_memory=1 << 20,
+                           random_state=1).fit(X)  # fmt: skip
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        fits.append([(r.tolist(), c.tolist()) for r, c in m.coclusters_])
+    assert fits[0] == fits[1] and fits[0]

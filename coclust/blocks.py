@@ -1,0 +1,117 @@
+"""Sets of (rows, columns) pairs in CSR form: the one type of the pipeline's seeds, regions,
+concepts and co-clusters.
+
+Block ``i`` has rows ``row_idx[row_ptr[i]:row_ptr[i+1]]`` and columns
+``col_idx[col_ptr[i]:col_ptr[i+1]]``, each sorted.  A seed from the transposed data is the same
+thing with rows and columns swapped (:meth:`Blocks.transposed`).
+
+>>> b = Blocks.from_lists([[0, 1], [2]], [[5], [5, 6]])
+>>> len(b), b.sizes()[1].tolist(), b.transposed().row_idx.tolist()
+(2, [1, 2], [5, 5, 6])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from ._arrays import first_occurrences
+from ._kernels import mix64
+from ._parallel import for_ranges
+
+
+@dataclass(frozen=True, eq=False)
+class Blocks:
+    row_ptr: np.ndarray
+    row_idx: np.ndarray
+    col_ptr: np.ndarray
+    col_idx: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.row_ptr) - 1
+
+    def sizes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows and columns of every block."""
+        return np.diff(self.row_ptr), np.diff(self.col_ptr)
+
+    def transposed(self) -> Blocks:
+        return Blocks(self.col_ptr, self.col_idx, self.row_ptr, self.row_idx)
+
+    def select(self, which: np.ndarray) -> Blocks:
+        """The blocks ``which`` (indices), in that order."""
+        rows = _gather(self.row_idx, self.row_ptr[which], np.diff(self.row_ptr)[which])
+        cols = _gather(self.col_idx, self.col_ptr[which], np.diff(self.col_ptr)[which])
+        return Blocks(*rows, *cols)
+
+    def hashes(self) -> np.ndarray:
+        """A 64-bit hash of every (rows, columns) pair."""
+        out = np.empty(len(self), dtype=np.uint64)
+        for_ranges(_hash_pairs, len(self), self.row_ptr, self.row_idx, self.col_ptr, self.col_idx, out)
+        return out
+
+    def column_hashes(self) -> np.ndarray:
+        """A 64-bit hash of every block's column set alone."""
+        out = np.empty(len(self), dtype=np.uint64)
+        empty = np.zeros(len(self) + 1, dtype=np.int64)
+        for_ranges(_hash_pairs, len(self), empty, empty[:0], self.col_ptr, self.col_idx, out)
+        return out
+
+    def unique(self) -> Blocks:
+        """The first block of every distinct (rows, columns) pair, in their order."""
+        return self.select(first_occurrences(self.hashes()))
+
+    @classmethod
+    def empty(cls) -> Blocks:
+        z = np.zeros(1, dtype=np.int64)
+        return cls(z, z[:0], z.copy(), z[:0])
+
+    @classmethod
+    def from_lists(cls, rows: list, cols: list) -> Blocks:
+        def csr(lists):
+            ptr = np.zeros(len(lists) + 1, dtype=np.int64)
+            np.cumsum([len(x) for x in lists], out=ptr[1:])
+            idx = np.concatenate([np.asarray(x, dtype=np.int64) for x in lists]) if lists else np.zeros(0, np.int64)
+            return ptr, idx
+
+        return cls(*csr(rows), *csr(cols))
+
+    @classmethod
+    def concat(cls, parts: list) -> Blocks:
+        """One Blocks of ``parts`` (Blocks or ``(row_ptr, row_idx, col_ptr, col_idx, …)`` tuples), in order."""
+        parts = [p if isinstance(p, Blocks) else Blocks(*p[:4]) for p in parts]
+        if not parts:
+            return cls.empty()
+
+        def cat(ptrs, idxs):
+            out_ptr = [np.zeros(1, dtype=np.int64)]
+            offset = 0
+            for p in ptrs:
+                out_ptr.append(p[1:] + offset)
+                offset += p[-1]
+            return np.concatenate(out_ptr), np.concatenate(idxs)
+
+        return cls(
+            *cat([p.row_ptr for p in parts], [p.row_idx for p in parts]),
+            *cat([p.col_ptr for p in parts], [p.col_idx for p in parts]),
+        )
+
+
+def _gather(values, starts, lengths):
+    ptr = np.zeros(len(starts) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    idx = np.repeat(starts - ptr[:-1], lengths) + np.arange(ptr[-1])
+    return ptr, values[idx]
+
+
+@numba.njit(nogil=True, cache=True)
+def _hash_pairs(row_ptr, row_idx, col_ptr, col_idx, out, lo, hi):
+    for i in range(lo, hi):
+        h = np.uint64(0x1234567)
+        for p in range(row_ptr[i], row_ptr[i + 1]):
+            h = mix64(h, row_idx[p])
+        h = mix64(h, -1)
+        for p in range(col_ptr[i], col_ptr[i + 1]):
+            h = mix64(h, col_idx[p])
+        out[i] = h
