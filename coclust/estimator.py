@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator, BiclusterMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._parallel import chunk_bounds, map_chunks, n_threads
 from ._validation import check_binary_matrix, check_fraction, check_int
@@ -18,7 +21,7 @@ from .regions import find_regions
 from .relax import assign_uncovered, merge_equal_columns, relax, unique_by_cols
 
 
-class HBLCoClust:
+class HBLCoClust(BiclusterMixin, BaseEstimator):
     """Hash-based Linear Co-Clustering (de França, 2016) of a binary relation.
 
     Finds co-clusters — sets of objects (rows) sharing sets of features
@@ -78,12 +81,25 @@ class HBLCoClust:
         Budget for step 4 over all regions; exceeding it raises
         :class:`~coclust.inclose.ConceptBudgetExceeded` rather than running
         out of memory.
+    binarize : float or None, default=None
+        ``None``: ``X`` must hold 0/1 only (anything else is an error).  A number ``t``: the entries
+        above ``t`` are the relations (as scikit-learn's ``BernoulliNB(binarize=t)``).
     lsh_memory : int, default=512 MiB
         Bytes the LSH step may spend on the (key, object) pairs it groups.  When the pairs
         of a data set would exceed it, keys are computed in two passes and only those that can
         make a bucket are kept (a count-min sketch of about two bytes per key decides; see
         :mod:`coclust.lsh`): the seeds are the same, the memory grows with the data instead of
         with objects × ``n_bands``.
+    backend : {"local", "dask"}, default="local"
+        Where step 2 (MinHash and band bucketing, the bulk of the work on large data) runs:
+        ``"local"`` on this process's threads, ``"dask"`` on the workers of a
+        ``dask.distributed`` cluster (see :mod:`coclust.dask`; needs the ``dask`` extra).  Steps
+        3–6 run locally either way.  Both give the same co-clusters for the same
+        ``random_state``.
+    scheduler : str, distributed.Client or None, default=None
+        With ``backend="dask"``: the scheduler address (``"tcp://host:8786"``) or client to use.
+        ``None`` uses the current client, or starts a ``LocalCluster`` of two worker processes
+        for the fit.
     random_state : int, numpy Generator or None, default=None
         Seeds the hash functions.  Results are deterministic for a fixed int.
 
@@ -91,9 +107,9 @@ class HBLCoClust:
     ----------
     coclusters_ : list of (ndarray, ndarray)
         Sorted object and feature indices of each co-cluster.
-    rows_, columns_ : ndarray of bool, shape (n_coclusters, n_objects / n_features)
-        Membership indicators, as in scikit-learn's biclustering estimators
-        (built on first access).
+    rows_, columns_ : sparse matrix of bool, shape (n_coclusters, n_objects / n_features)
+        Membership indicators, as in scikit-learn's biclustering estimators, but sparse (built
+        on first access; ``.toarray()`` gives scikit-learn's dense form).
     feature_mask_ : ndarray of bool, shape (n_features,)
         Features kept by step 1.
     n_seeds_, n_regions_, n_concepts_ : int
@@ -154,6 +170,9 @@ class HBLCoClust:
         assign_uncovered: bool = False,
         max_concepts: int = 2_000_000,
         lsh_memory: int = DEFAULT_MEMORY,
+        binarize: float | None = None,
+        backend: str = "local",
+        scheduler=None,
         random_state=None,
     ):
         self.n_bands = n_bands
@@ -168,29 +187,10 @@ class HBLCoClust:
         self.assign_uncovered = assign_uncovered
         self.max_concepts = max_concepts
         self.lsh_memory = lsh_memory
+        self.binarize = binarize
+        self.backend = backend
+        self.scheduler = scheduler
         self.random_state = random_state
-
-    # -- scikit-learn conventions ------------------------------------------------
-    _PARAMS = (
-        "n_bands", "band_size", "min_rows", "min_cols", "max_feature_freq",
-        "min_density", "transpose", "min_bucket", "skip_covered", "assign_uncovered", "max_concepts",
-        "lsh_memory", "random_state",
-    )  # fmt: skip
-
-    def get_params(self, deep: bool = True) -> dict:
-        return {k: getattr(self, k) for k in self._PARAMS}
-
-    def set_params(self, **params) -> HBLCoClust:
-        for k, v in params.items():
-            if k not in self._PARAMS:
-                raise ValueError(f"invalid parameter {k!r} for HBLCoClust; valid: {', '.join(self._PARAMS)}")
-            setattr(self, k, v)
-        return self
-
-    def __repr__(self) -> str:
-        defaults = HBLCoClust()
-        changed = [f"{k}={getattr(self, k)!r}" for k in self._PARAMS if getattr(self, k) != getattr(defaults, k)]
-        return f"HBLCoClust({', '.join(changed)})"
 
     def _validate_params(self) -> None:
         check_int(self.n_bands, "n_bands", 1)
@@ -200,11 +200,18 @@ class HBLCoClust:
         check_int(self.min_bucket, "min_bucket", 1)
         check_int(self.max_concepts, "max_concepts", 1)
         check_int(self.lsh_memory, "lsh_memory", 1 << 20)
+        b = self.binarize
+        if b is not None and (isinstance(b, bool) or not isinstance(b, (int, float, np.number)) or not np.isfinite(b)):
+            raise ValueError(f"binarize must be None or a finite number, got {b!r}")
         check_fraction(self.max_feature_freq, "max_feature_freq")
         check_fraction(self.min_density, "min_density")
         for flag in ("transpose", "skip_covered", "assign_uncovered"):
             if not isinstance(getattr(self, flag), (bool, np.bool_)):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        if self.backend not in ("local", "dask"):
+            raise ValueError(f'backend must be "local" or "dask", got {self.backend!r}')
+        if self.scheduler is not None and self.backend != "dask":
+            raise ValueError('scheduler is only used with backend="dask"')
         rs = self.random_state
         if not (rs is None or isinstance(rs, np.random.Generator) or (isinstance(rs, (int, np.integer)) and rs >= 0)):
             raise ValueError(f"random_state must be None, a non-negative int or a numpy Generator, got {rs!r}")
@@ -215,8 +222,10 @@ class HBLCoClust:
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_objects, n_features)
-            Binary relation (0/1); non-zeros are relations.
+        X : {array-like, sparse matrix} of shape (n_objects, n_features), Dask DataFrame or str
+            Binary relation (0/1); non-zeros are relations.  A Dask DataFrame of
+            ``(row, col)`` pairs (columns ``row``/``col``, else the first two), or the path of
+            a Parquet dataset holding one, is read as the relation of those pairs.
         y : ignored
 
         Returns
@@ -224,6 +233,16 @@ class HBLCoClust:
         self
         """
         self._validate_params()
+        if isinstance(X, str) or _is_dask_collection(X):
+            from .dask import pairs_to_csr
+
+            X = pairs_to_csr(X)
+        X = validate_data(
+            self, X, accept_sparse=("csr", "csc", "coo"), dtype="numeric", ensure_min_samples=1, ensure_min_features=1
+        )
+        if self.binarize is not None:
+            X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)
+            X = X > self.binarize
         X = check_binary_matrix(X)
         timings = {}
         t0 = time.perf_counter()
@@ -245,22 +264,20 @@ class HBLCoClust:
         t = time.perf_counter()
         n_hash = self.n_bands * self.band_size
         hashes = HashFamily.sample(n_hash, rng)
-        rep, weight = duplicate_rows(D)
         self.lsh_stats_ = {"objects": {}, "features": {}}
-        seeds = [
-            find_seeds(D, self.n_bands, self.band_size, self.min_bucket, hashes,
-                       row_ok=rep & (row_deg >= self.min_cols), key_ok=col_deg >= self.min_rows, row_weight=weight,
-                       memory=self.lsh_memory, stats=self.lsh_stats_["objects"])
-        ]  # fmt: skip
-        if self.transpose:
-            hashes_t = HashFamily.sample(n_hash, rng)
-            rep_t, weight_t = duplicate_rows(Dt)
-            st = find_seeds(Dt, self.n_bands, self.band_size, self.min_bucket, hashes_t,
-                            row_ok=rep_t & (col_deg >= self.min_rows), key_ok=row_deg >= self.min_cols,
-                            row_weight=weight_t, memory=self.lsh_memory,
-                            stats=self.lsh_stats_["features"])  # fmt: skip
-            # a feature bucket with its key objects, in (objects, features) terms
-            seeds.append(st.transposed())
+        with self._seed_finder() as seeds_of:
+            rep, weight = duplicate_rows(D)
+            seeds = [
+                seeds_of(D, hashes, row_ok=rep & (row_deg >= self.min_cols), key_ok=col_deg >= self.min_rows,
+                         row_weight=weight, stats=self.lsh_stats_["objects"])
+            ]  # fmt: skip
+            if self.transpose:
+                hashes_t = HashFamily.sample(n_hash, rng)
+                rep_t, weight_t = duplicate_rows(Dt)
+                st = seeds_of(Dt, hashes_t, row_ok=rep_t & (col_deg >= self.min_rows), key_ok=row_deg >= self.min_cols,
+                              row_weight=weight_t, stats=self.lsh_stats_["features"])  # fmt: skip
+                # a feature bucket with its key objects, in (objects, features) terms
+                seeds.append(st.transposed())
         seeds = Blocks.concat(seeds).unique()
         self.n_seeds_ = len(seeds)
         timings["lsh"] = time.perf_counter() - t
@@ -308,37 +325,61 @@ class HBLCoClust:
         self.__dict__.pop("_cols_cache", None)
         return self
 
-    # -- scikit-learn biclustering interface ----------------------------------------
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "coclusters_"):
-            raise AttributeError("this HBLCoClust instance is not fitted yet; call fit(X) first")
+    @contextlib.contextmanager
+    def _seed_finder(self):
+        """``seeds_of(X, hashes, **masks)``: step 2 on the chosen backend."""
+        common = dict(n_bands=self.n_bands, band_size=self.band_size, min_bucket=self.min_bucket,
+                      memory=self.lsh_memory)  # fmt: skip
+        if self.backend == "local":
+            yield lambda X, hashes, **kw: find_seeds(X, hashes=hashes, **common, **kw)
+            return
+        from .dask import client_for, find_seeds_dask
 
-    def _indicator(self, ptr, idx, n) -> np.ndarray:
+        client, owned = client_for(self.scheduler)
+        try:
+            yield lambda X, hashes, **kw: find_seeds_dask(client, X, hashes=hashes, **common, **kw)
+        finally:
+            if owned:
+                cluster = getattr(client, "cluster", None)
+                client.close()
+                if cluster is not None:
+                    cluster.close()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # sparse relations are the normal input
+        tags.input_tags.positive_only = self.binarize is None  # 0/1 unless binarized
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+    # -- scikit-learn biclustering interface ----------------------------------------
+    def _indicator(self, ptr, idx, n) -> sp.csr_matrix:
         k = len(ptr) - 1
-        m = sp.csr_matrix((np.ones(len(idx), dtype=bool), idx, ptr), shape=(k, n))
-        return m.toarray()
+        return sp.csr_matrix((np.ones(len(idx), dtype=bool), idx, ptr), shape=(k, n))
 
     @property
-    def rows_(self) -> np.ndarray:
-        self._check_fitted()
+    def rows_(self) -> sp.csr_matrix:
+        """Membership of the objects: a sparse boolean matrix (n_coclusters, n_objects).
+
+        Sparse, unlike scikit-learn's dense arrays: a relation of millions of objects can give
+        hundreds of thousands of co-clusters.  ``rows_.toarray()`` gives the dense form.
+        """
+        check_is_fitted(self, "coclusters_")
         if "_rows_cache" not in self.__dict__:
             self._rows_cache = self._indicator(self._row_ptr, self._row_idx, self.n_rows_in_)
         return self._rows_cache
 
     @property
-    def columns_(self) -> np.ndarray:
-        self._check_fitted()
+    def columns_(self) -> sp.csr_matrix:
+        """Membership of the features: a sparse boolean matrix (n_coclusters, n_features)."""
+        check_is_fitted(self, "coclusters_")
         if "_cols_cache" not in self.__dict__:
             self._cols_cache = self._indicator(self._col_ptr, self._col_idx, self.n_features_in_)
         return self._cols_cache
 
-    @property
-    def biclusters_(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.rows_, self.columns_
-
     def get_indices(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """Row and column indices of co-cluster ``i``."""
-        self._check_fitted()
+        check_is_fitted(self, "coclusters_")
         return self.coclusters_[i]
 
     def get_shape(self, i: int) -> tuple[int, int]:
@@ -352,6 +393,10 @@ class HBLCoClust:
         if sp.issparse(data):
             return sp.csr_matrix(data)[r][:, c]
         return np.asarray(data)[np.ix_(r, c)]
+
+
+def _is_dask_collection(X) -> bool:
+    return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
 def _enumerate(D, regions: Blocks, min_rows: int, min_cols: int, max_concepts: int, density: float) -> Blocks:

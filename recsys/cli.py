@@ -38,6 +38,9 @@ def _user_error_types() -> tuple:
     inclose = sys.modules.get("coclust.inclose")
     if inclose is not None:
         types.append(inclose.ConceptBudgetExceeded)
+    backend = sys.modules.get("coclust.dask")  # an unreachable or failing Dask scheduler
+    if backend is not None:
+        types.append(backend.DaskBackendError)
     return tuple(types)
 
 
@@ -128,6 +131,12 @@ LIKE_THRESHOLD = typer.Option(
     2.0, "--like-threshold", help="A rating above it is a like (default 2: the paper's rule, rating > 2)."
 )
 SEED = typer.Option(0, "--seed", help="Random state.")
+SCHEDULER = typer.Option(
+    None,
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Run the co-clustering's LSH step on this Dask scheduler (tcp://host:8786; needs the dask extra).",
+)
 FEATURES = typer.Option(
     "movies", "--features", help="Co-cluster the users × movies relation (movies) or every feature as the paper (all)."
 )
@@ -217,7 +226,9 @@ def _source(dataset, ratings, items) -> dict:
     return {"dataset": dataset or "ml-100k"}
 
 
-def _model_params(features, paper, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, seed, like):
+def _model_params(
+    features, paper, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, seed, like, scheduler=None
+):
     from .errors import ParameterError
     from .fit import FEATURES as KNOWN
     from .fit import PAPER_PARAMS, RECOMMENDER_PARAMS
@@ -235,6 +246,7 @@ def _model_params(features, paper, n_bands, band_size, min_rows, min_cols, min_d
     ):
         if value is not None:
             params[key] = value
+    params.update(_backend(scheduler))
     return dict(
         like_threshold=like,
         features="all" if paper else features,
@@ -242,6 +254,19 @@ def _model_params(features, paper, n_bands, band_size, min_rows, min_cols, min_d
         dislike_params=params,
         random_state=seed,
     )
+
+
+def _backend(scheduler: str | None) -> dict:
+    """The co-clustering parameters that send its LSH step to a Dask scheduler."""
+    if scheduler is None:
+        return {}
+    from .errors import ParameterError
+
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise ParameterError('--scheduler needs dask.distributed: pip install "hblcoclust[dask]"') from None
+    return {"backend": "dask", "scheduler": scheduler}
 
 
 def _load_model(model_dir: Path):
@@ -344,6 +369,7 @@ def train(
     min_density: float = MIN_DENSITY,
     skip_covered: bool = SKIP_COVERED,
     seed: int = SEED,
+    scheduler: str = SCHEDULER,
     home: Path = HOME,
     quiet: bool = QUIET,
 ) -> None:
@@ -358,8 +384,9 @@ def train(
         no_download, quiet,
     )  # fmt: skip
     params = _model_params(
-        features, paper, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, seed, like_threshold
-    )
+        features, paper, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, seed, like_threshold,
+        scheduler,
+    )  # fmt: skip
     model = ProfileRecommender(**params).fit(data.train, data.attributes, data.items, progress=say)
     save(
         model,
@@ -563,6 +590,7 @@ def evaluate(
     topn: bool = typer.Option(True, "--topn/--no-topn", help="Also measure top-10 lists."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Resamples for the confidence intervals (0: none)."),
     paper_n_bands: int = typer.Option(5000, "--paper-n-bands", help="nhashes of the paper's rule (the paper: 5000)."),
+    scheduler: str = SCHEDULER,
     home: Path = HOME,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     quiet: bool = QUIET,
@@ -591,8 +619,9 @@ def evaluate(
     if data.test is None:
         raise ParameterError(f"split {data.split!r} has no test ratings to evaluate on; use e.g. --split random:0.2:0")
     params = _model_params(
-        features, False, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, seed, like_threshold
-    )
+        features, False, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, seed, like_threshold,
+        scheduler,
+    )  # fmt: skip
     res = run_evaluation(
         data.train,
         data.test,
@@ -602,7 +631,7 @@ def evaluate(
         seed=seed,
         methods=chosen,
         profile_params=params,
-        paper_params={**PAPER_PARAMS, "n_bands": paper_n_bands},
+        paper_params={**PAPER_PARAMS, "n_bands": paper_n_bands, **_backend(scheduler)},
         with_topn=topn,
         n_boot=bootstrap,
         progress=say,

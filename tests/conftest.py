@@ -1,6 +1,7 @@
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 # Tests never reach beyond this machine: a request to any other address goes to a proxy on a dead
@@ -34,3 +35,23 @@ def shared_data() -> Path:
     if not (home / "ml-100k").is_dir():
         pytest.skip(f"shared data home not found at {home} (set RECSYS_DATA)")
     return home
+
+
+@pytest.fixture(scope="session")
+def books(tmp_path_factory):
+    """Readers with two tastes (mysteries or fantasy) rating books, written as a user would export them."""
+    d = tmp_path_factory.mktemp("books")
+    rng = np.random.default_rng(7)
+    genres = ["Mystery", "Fantasy"]
+    books = [(f"bk-{b:03d}", f"Book number {b}", genres[b % 2], f"Author {b % 7}") for b in range(60)]
+    lines = ["reader,book,stars,when"]
+    for r in range(90):
+        fav = r % 2
+        for b in rng.choice(60, 25, replace=False):
+            liked = (b % 2 == fav) ^ (rng.random() < 0.1)
+            lines.append(
+                f"reader{r:02d},bk-{b:03d},{rng.integers(4, 6) if liked else rng.integers(1, 3)},{1600000000 + b}"
+            )
+    (d / "ratings.csv").write_text("\n".join(lines) + "\n")
+    (d / "books.csv").write_text("book,title,genres,authors\n" + "".join(f"{b},{t},{g},{a}\n" for b, t, g, a in books))
+    return d

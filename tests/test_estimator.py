@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -136,9 +138,10 @@ def test_sklearn_bicluster_interface():
     model = HBLCoClust(n_bands=50, band_size=2, min_rows=5, min_cols=5, random_state=0).fit(X)
     k = len(model.coclusters_)
     assert model.rows_.shape == (k, X.shape[0]) and model.columns_.shape == (k, X.shape[1])
+    assert sp.issparse(model.rows_) and model.rows_.nnz == sum(len(r) for r, _ in model.coclusters_)
     rows, cols = model.biclusters_
     r, c = model.get_indices(0)
-    assert (np.flatnonzero(rows[0]) == r).all() and (np.flatnonzero(cols[0]) == c).all()
+    assert (rows[0].indices == r).all() and (cols[0].indices == c).all()
     assert model.get_shape(0) == (len(r), len(c))
     assert model.get_submatrix(0, X).all()
     assert model.get_submatrix(0, sp.csr_matrix(X)).toarray().all()
@@ -146,19 +149,50 @@ def test_sklearn_bicluster_interface():
     assert HBLCoClust().set_params(min_rows=3).min_rows == 3
 
 
-def test_unfitted_access_is_clear():
-    with pytest.raises(AttributeError, match="not fitted"):
-        _ = HBLCoClust().rows_
+def test_unfitted_access_raises_not_fitted_error():
+    from sklearn.exceptions import NotFittedError
+
+    for access in (lambda m: m.rows_, lambda m: m.columns_, lambda m: m.get_indices(0), lambda m: m.biclusters_):
+        with pytest.raises(NotFittedError, match="not fitted"):
+            access(HBLCoClust())
+
+
+def test_scikit_learn_estimator_checks():
+    """scikit-learn's own checks: none may fail.  They feed random real-valued matrices, which a
+    relation of 0/1 cannot take by design (``binarize=None`` rejects them), so the checked instance
+    binarizes at 0; the array-API check runs only when SCIPY_ARRAY_API is set before scipy loads."""
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = check_estimator(HBLCoClust(n_bands=20, band_size=2, binarize=0.0, random_state=0), on_fail=None)
+    failed = [(r["check_name"], str(r["exception"])[:200]) for r in res if r["status"] == "failed"]
+    assert failed == []
+    assert {r["check_name"] for r in res if r["status"] == "skipped"} <= {"check_array_api_input"}
+    assert sum(r["status"] == "passed" for r in res) >= 35
+
+
+def test_clone_and_binarize():
+    from sklearn.base import clone
+
+    ratings = np.array([[5, 4, 0, 1], [4, 5, 0, 2], [1, 0, 5, 4], [0, 2, 4, 5]])
+    with pytest.raises(ValueError, match="binary"):
+        HBLCoClust().fit(ratings)  # strict by default: ratings are not a relation
+    model = HBLCoClust(n_bands=20, band_size=2, binarize=3, random_state=0)
+    copy = clone(model)
+    assert copy.get_params() == model.get_params() and not hasattr(copy, "coclusters_")
+    found = {(tuple(r), tuple(c)) for r, c in copy.fit(ratings).coclusters_}
+    assert ((0, 1), (0, 1)) in found and ((2, 3), (2, 3)) in found
 
 
 @pytest.mark.parametrize(
     "X, match",
     [
-        (np.zeros((0, 3)), "empty"),
+        (np.zeros((0, 3)), "0 sample"),
         (np.zeros((3, 3)), "no relations"),
         (np.array([[1, -1], [0, 1]]), "binary"),
         (np.array([[1, 2], [0, 1]]), "binary"),
-        (np.array([1, 0, 1]), "2-D"),
+        (np.array([1, 0, 1]), "Expected 2D array"),
         (np.array([[1.0, np.nan]]), "NaN"),
         (sp.csr_matrix(np.array([[0.5, 1.0]])), "binary"),
         (np.array([["a", "b"]]), "numeric"),
@@ -184,12 +218,14 @@ def test_bad_input(X, match):
         ({"skip_covered": 1}, "skip_covered"),
         ({"random_state": -1}, "random_state"),
         ({"min_bucket": 0}, "min_bucket"),
+        ({"binarize": "yes"}, "binarize"),
+        ({"lsh_memory": 10}, "lsh_memory"),
     ],
 )
 def test_bad_parameters(params, match):
     with pytest.raises(ValueError, match=match):
         HBLCoClust(**params).fit(np.eye(4))
-    with pytest.raises(ValueError, match="invalid parameter"):
+    with pytest.raises(ValueError, match="Invalid parameter 'nhashes'"):
         HBLCoClust().set_params(nhashes=3)
 
 

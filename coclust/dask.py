@@ -1,0 +1,300 @@
+"""The Dask backend: MinHash and band bucketing on a ``dask.distributed`` cluster.
+
+``HBLCoClust(backend="dask")`` runs step 2 (the LSH seeds) on the workers of the current Dask
+client — or of ``scheduler=ADDRESS``, or of a ``LocalCluster`` started for the fit when there is
+neither — and steps 3–6 as the local backend does.  Dask does the scheduling, the data movement,
+the shuffle and the recovery from lost workers; this module only says what each task computes:
+
+1. the objects are cut into partitions (four per worker), each holding its rows of the matrix;
+   the partitions are tasks of the graph, so a partition lost with its worker is rebuilt
+   elsewhere;
+2. when the (key, object) pairs would exceed ``lsh_memory`` (see :mod:`coclust.lsh`), every
+   partition counts its keys in a count-min sketch, and the sketches are combined by saturating
+   addition in a tree of tasks: the combined sketch is exactly the one the local backend builds;
+3. every partition keeps the (key, object) pairs whose key can make a bucket; a Dask DataFrame
+   shuffle on the key brings equal keys together, and each shuffled partition groups them into
+   buckets of at least ``min_bucket`` weighted objects;
+4. the buckets are gathered and put in the local backend's order (hash partition, then key), so
+   the seeds, and hence the co-clusters, are the local backend's.
+
+A worker lost in the middle of a fit costs the recomputation of its tasks; if Dask cannot
+recover (every worker gone, a task failing on every worker), the fit stops with
+:class:`DaskBackendError`, never with different seeds.
+
+Installed with the ``dask`` extra (``pip install "hblcoclust[dask]"``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ._kernels import mix64
+from .blocks import Blocks
+from .lsh import (
+    _BYTES_PER_PAIR,
+    _SAMPLE,
+    _blocks_of,
+    _concat3,
+    _KeyMaker,
+    _sketch_add,
+    _sketch_cells,
+    _sketch_keep,
+    band_features,
+    compact,
+)
+from .minhash import HashFamily, as_csr
+
+
+class DaskBackendError(RuntimeError):
+    """The Dask cluster could not complete the LSH step (e.g. workers lost beyond recovery)."""
+
+
+def client_for(scheduler=None):
+    """``(client, owned)``: ``scheduler`` (a client, or an address to connect to), else the current
+    client, else a client of a new ``LocalCluster`` of two worker processes; ``owned`` says whether
+    the caller must close it."""
+    try:
+        from distributed import Client, LocalCluster, get_client
+    except ImportError:  # pragma: no cover - the dask extra is missing
+        raise ImportError('backend="dask" needs dask.distributed: pip install "hblcoclust[dask]"') from None
+    if isinstance(scheduler, Client):
+        return scheduler, False
+    if scheduler is not None:
+        try:
+            return Client(scheduler, timeout="20s"), True
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise DaskBackendError(f"could not connect to the Dask scheduler at {scheduler!r}: {exc}") from None
+    try:
+        return get_client(), False
+    except ValueError:
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        return Client(cluster), True
+
+
+def pairs_to_csr(pairs, shape: tuple[int, int] | None = None):
+    """A 0/1 CSR matrix from (row, col) pairs: a pandas or Dask DataFrame (the first two columns, or
+    ``row``/``col``), or a Parquet path holding one."""
+    if isinstance(pairs, str):
+        import dask.dataframe as dd
+
+        pairs = dd.read_parquet(pairs)
+    if hasattr(pairs, "compute") and not isinstance(pairs, pd.DataFrame):
+        pairs = pairs.compute()
+    cols = ["row", "col"] if {"row", "col"} <= set(pairs.columns) else list(pairs.columns[:2])
+    r = pairs[cols[0]].to_numpy(dtype=np.int64)
+    c = pairs[cols[1]].to_numpy(dtype=np.int64)
+    if len(r) and (r.min() < 0 or c.min() < 0):
+        raise ValueError("row and col must be non-negative integers")
+    shape = shape or ((int(r.max()) + 1, int(c.max()) + 1) if len(r) else (0, 0))
+    X = sp.csr_matrix((np.ones(len(r), dtype=np.int8), (r, c)), shape=shape)
+    X.sum_duplicates()
+    X.data[:] = 1
+    return X
+
+
+# -- what the tasks compute ------------------------------------------------------------------
+class _Part(NamedTuple):
+    """A partition of the objects: their rows of the matrix, their ids and weights."""
+
+    X: sp.csr_matrix
+    ids: np.ndarray
+    weights: np.ndarray
+
+
+def _make_part(indptr, indices, n_cols, ids, weights) -> _Part:
+    X = sp.csr_matrix((np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(len(ids), n_cols))
+    return _Part(X, ids, weights)
+
+
+def _local_blocks(part: _Part, n_bands: int):
+    """Blocks of local row numbers (the local backend's block size)."""
+    return _blocks_of(np.arange(len(part.ids), dtype=np.int64), n_bands)
+
+
+def _task_sketch(part: _Part, n_bands, band_size, hashes, key_ok, log_cells):
+    """One partition's count-min sketch of its keys."""
+    maker = _KeyMaker(part.X, n_bands, band_size, hashes, key_ok)
+    table = np.zeros(2 * ((1 << log_cells) >> 2), dtype=np.uint8)
+    for block in _local_blocks(part, n_bands):
+        k, _, cnt = maker.dense(block)
+        cells = np.empty((2, k.shape[0], k.shape[1]), dtype=np.uint32)
+        _sketch_cells(log_cells, k, cnt, cells, 0, len(block))
+        _sketch_add(table, log_cells, cells, cnt, np.minimum(part.weights[block], 3), 0, 1)
+    return table
+
+
+def _task_union(a, b):
+    """Saturating cell-wise sum of two 2-bit sketches (associative and commutative)."""
+    out = np.zeros_like(a)
+    for shift in (0, 2, 4, 6):
+        s = np.minimum(((a >> shift) & 3) + ((b >> shift) & 3), 3).astype(np.uint8)
+        out |= s << shift
+    return out
+
+
+def _task_candidates(part: _Part, n_bands, band_size, hashes, key_ok, table, log_cells, threshold):
+    """The partition's (key, object, weight, band) rows whose key can make a bucket."""
+    maker = _KeyMaker(part.X, n_bands, band_size, hashes, key_ok)
+    found = []
+    for block in _local_blocks(part, n_bands):
+        k, bnd, cnt = maker.dense(block)
+        if table is None:
+            found.append(compact(k, bnd, cnt, block))
+            continue
+        keep = np.empty(k.shape, dtype=np.bool_)
+        kept = np.empty(len(block), dtype=np.int64)
+        _sketch_keep(table, log_cells, k, cnt, np.uint8(threshold), keep, kept, 0, len(block))
+        found.append(compact(k, bnd, cnt, block, keep, kept))
+    keys, local, bands = _concat3(found)
+    return pd.DataFrame({"key": keys, "obj": part.ids[local], "weight": part.weights[local],
+                         "band": bands.astype(np.int64)})  # fmt: skip
+
+
+def _empty(**dtypes) -> pd.DataFrame:
+    return pd.DataFrame({c: np.zeros(0, t) for c, t in dtypes.items()})
+
+
+_CANDIDATES = _empty(key=np.uint64, obj=np.int64, weight=np.int64, band=np.int64)
+_BUCKETS = _empty(key=np.uint64, obj=np.int64, rep_obj=np.int64, rep_band=np.int64)
+
+
+def _group(df: pd.DataFrame, min_bucket: int) -> pd.DataFrame:
+    """Buckets of one shuffled partition: every member of every bucket of at least ``min_bucket``
+    weighted objects, with the bucket's key and its representative (first object, its band)."""
+    if len(df) == 0:
+        return _BUCKETS
+    df = df.sort_values(["key", "obj"], kind="stable")
+    total = df.groupby("key", sort=False)["weight"].transform("sum").to_numpy()
+    kept = df[total >= min_bucket]
+    rep = kept.groupby("key", sort=False).head(1).set_index("key").loc[kept["key"].to_numpy()]
+    return pd.DataFrame({"key": kept["key"].to_numpy(), "obj": kept["obj"].to_numpy(),
+                         "rep_obj": rep["obj"].to_numpy(), "rep_band": rep["band"].to_numpy()})  # fmt: skip
+
+
+def _hash_part(keys: np.ndarray) -> np.ndarray:
+    """The local grouping's hash partition of each key (0..255)."""
+    out = np.empty(len(keys), dtype=np.int64)
+    _key_parts(keys, out)
+    return out
+
+
+def _key_parts_py(keys, out):  # compiled below
+    for i in range(keys.shape[0]):
+        out[i] = np.int64(mix64(np.uint64(0), keys[i]) >> np.uint64(56))
+
+
+# -- the driver --------------------------------------------------------------------------------
+def find_seeds_dask(
+    client,
+    X,
+    n_bands: int,
+    band_size: int,
+    min_bucket: int,
+    hashes: HashFamily,
+    row_ok: np.ndarray,
+    key_ok: np.ndarray,
+    row_weight: np.ndarray,
+    memory: int,
+    stats: dict | None = None,
+    n_partitions: int | None = None,
+) -> Blocks:
+    """:func:`coclust.lsh.find_seeds` on the workers of ``client``; the same seeds."""
+    import dask
+    import dask.dataframe as dd
+
+    stats = {} if stats is None else stats
+    X = as_csr(X)
+    rows = np.flatnonzero(row_ok).astype(np.int64)
+    weights = np.asarray(row_weight, dtype=np.int64)
+    key_ok = np.asarray(key_ok, dtype=np.bool_)
+    n_workers = max(1, len(client.scheduler_info()["workers"]))
+    n_partitions = n_partitions or max(2, 4 * n_workers)
+    chunks = [c for c in np.array_split(rows, n_partitions) if len(c)]
+    stats.update(backend="dask", workers=n_workers, partitions=len(chunks))
+    est = _estimate_pairs(X, rows, n_bands, band_size, hashes, key_ok)
+    stats["estimated_pairs"] = int(est)
+    two_pass = est * _BYTES_PER_PAIR > memory
+    log_cells = min(32, max(16, int(np.ceil(np.log2(max(2 * est, 1.0)))))) if two_pass else 0
+    # The partitions are tasks of the graph, not scattered data: a worker lost with them is
+    # recomputed elsewhere (scattered data cannot be, and the active memory manager drops replicas).
+    parts = [
+        dask.delayed(_make_part, pure=True)(Xc.indptr, Xc.indices, X.shape[1], c, weights[c])
+        for c in chunks
+        for Xc in [X[c]]
+    ]
+    h, ok = dask.delayed(hashes, pure=True), dask.delayed(key_ok, pure=True)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*large graph.*")  # the data is the graph, on purpose
+            parts = client.persist(parts)
+            table = None
+            if two_pass:
+                sketches = [dask.delayed(_task_sketch)(p, n_bands, band_size, h, ok, log_cells) for p in parts]
+                while len(sketches) > 1:  # a tree of saturating additions
+                    pairs = range(0, len(sketches), 2)
+                    sketches = [dask.delayed(_task_union)(*sketches[i : i + 2]) if i + 1 < len(sketches)
+                                else sketches[i] for i in pairs]  # fmt: skip
+                table = client.persist(sketches[0])
+                stats.update(passes=2, sketch_bytes=int(2 * ((1 << log_cells) >> 2)))
+            else:
+                stats["passes"] = 1
+            threshold = min(min_bucket, 3)
+            cands = [dask.delayed(_task_candidates)(p, n_bands, band_size, h, ok, table, log_cells, threshold)
+                     for p in parts]  # fmt: skip
+            ddf = dd.from_delayed(cands, meta=_CANDIDATES, verify_meta=False)
+            # a task-based shuffle: its every step is a task, recomputed like any other when a worker
+            # is lost (a handful of partitions of candidate pairs does not need P2P's throughput)
+            shuffled = ddf.shuffle(on="key", npartitions=len(chunks), shuffle_method="tasks")
+            buckets = shuffled.map_partitions(_group, min_bucket, meta=_BUCKETS)
+            result = client.compute(buckets).result()
+    except Exception as exc:
+        if isinstance(exc, (OSError, TimeoutError)) or type(exc).__module__.startswith("distributed"):
+            raise DaskBackendError(
+                f"the Dask cluster could not complete the LSH step: {type(exc).__name__}: {exc}"
+            ) from exc
+        raise
+    finally:
+        del parts
+    stats["candidate_pairs"] = int(len(result))
+    return _to_blocks(result, X, band_size, hashes)
+
+
+def _estimate_pairs(X, rows, n_bands, band_size, hashes, key_ok) -> float:
+    """The (key, object) pairs, estimated from a sample of the objects as the local backend does."""
+    sample = rows
+    if len(rows) > 2 * _SAMPLE:
+        sample = np.sort(rows[np.random.default_rng(len(rows)).choice(len(rows), _SAMPLE, replace=False)])
+    maker = _KeyMaker(X, n_bands, band_size, hashes, key_ok)
+    found = sum(int(maker.dense(b)[2].sum()) for b in _blocks_of(sample, n_bands))
+    return found * len(rows) / max(len(sample), 1)
+
+
+def _to_blocks(buckets: pd.DataFrame, X, band_size: int, hashes: HashFamily) -> Blocks:
+    """The gathered buckets as seeds, in the local backend's order (hash partition, then key)."""
+    if len(buckets) == 0:
+        return Blocks.empty()
+    keys = buckets["key"].to_numpy(dtype=np.uint64)
+    order = np.lexsort((buckets["obj"].to_numpy(), keys, _hash_part(keys)))
+    b = buckets.iloc[order]
+    keys = keys[order]
+    starts = np.r_[0, np.flatnonzero(keys[1:] != keys[:-1]) + 1]
+    ptr = np.r_[starts, len(keys)].astype(np.int64)
+    members = b["obj"].to_numpy(dtype=np.int64)
+    feat_ptr, feat_idx = band_features(
+        X, b["rep_obj"].to_numpy()[starts], b["rep_band"].to_numpy()[starts], band_size, hashes
+    )
+    return Blocks(ptr, members, feat_ptr, feat_idx)
+
+
+def _compile_key_parts():
+    import numba
+
+    return numba.njit(nogil=True, cache=True)(_key_parts_py)
+
+
+_key_parts = _compile_key_parts()

@@ -1,0 +1,187 @@
+"""The Dask backend on a real LocalCluster of two worker processes: the same co-clusters as the
+local backend, Dask DataFrame / Parquet input, and workers killed in the middle of a fit."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+distributed = pytest.importorskip("distributed")
+pytest.importorskip("dask.dataframe")
+
+from coclust import HBLCoClust  # noqa: E402
+from coclust.dask import DaskBackendError, pairs_to_csr  # noqa: E402
+from experiments.scaling import FIXED, synthetic  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+def _cluster():
+    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with _cluster() as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def _same(a: HBLCoClust, b: HBLCoClust) -> None:
+    assert len(a.coclusters_) == len(b.coclusters_)
+    assert a.n_seeds_ == b.n_seeds_
+    for (ra, ca), (rb, cb) in zip(a.coclusters_, b.coclusters_):
+        np.testing.assert_array_equal(ra, rb)
+        np.testing.assert_array_equal(ca, cb)
+
+
+@pytest.fixture(scope="module")
+def relation():
+    return synthetic(60_000, seed=3)
+
+
+@pytest.fixture(scope="module")
+def local_fit(relation):
+    return HBLCoClust(random_state=0, **FIXED).fit(relation)
+
+
+@pytest.mark.parametrize("lsh_memory", [512 << 20, 1 << 20], ids=["one-pass", "two-pass"])
+def test_same_coclusters_as_local(client, relation, local_fit, lsh_memory):
+    model = HBLCoClust(random_state=0, backend="dask", lsh_memory=lsh_memory, **FIXED).fit(relation)
+    _same(local_fit, model)
+    stats = model.lsh_stats_["objects"]
+    assert stats["backend"] == "dask" and stats["workers"] == 2
+    assert stats["passes"] == (2 if lsh_memory == 1 << 20 else 1)
+
+
+@pytest.mark.data
+def test_same_coclusters_as_local_on_classic3(client):
+    from experiments.common import hbl_params
+    from ingest.benchmarks import read_benchmark
+
+    X = read_benchmark("classic3").matrix
+    params = hbl_params("classic3")
+    _same(
+        HBLCoClust(random_state=0, **params).fit(X),
+        HBLCoClust(random_state=0, backend="dask", scheduler=client, **params).fit(X),
+    )
+
+
+def test_pairs_input_dask_dataframe_and_parquet(client, relation, local_fit, tmp_path):
+    import dask.dataframe as dd
+
+    coo = relation.tocoo()
+    pairs = pd.DataFrame({"row": coo.row.astype(np.int64), "col": coo.col.astype(np.int64)})
+    ddf = dd.from_pandas(pairs, npartitions=3)
+    X = pairs_to_csr(ddf, shape=relation.shape)
+    assert (X != relation).nnz == 0
+    _same(local_fit, HBLCoClust(random_state=0, backend="dask", **FIXED).fit(ddf))
+    ddf.to_parquet(tmp_path / "pairs")
+    _same(local_fit, HBLCoClust(random_state=0, **FIXED).fit(str(tmp_path / "pairs")))
+
+
+def test_pairs_input_rejects_negative_ids():
+    with pytest.raises(ValueError, match="non-negative"):
+        pairs_to_csr(pd.DataFrame({"row": [0, -1], "col": [1, 2]}))
+
+
+class _KillWorker(distributed.WorkerPlugin):
+    """Kills the worker process (``os._exit``) when it starts a task whose name starts with
+    ``prefix``: once in the whole cluster (``once``), or once in every worker process ever started."""
+
+    def __init__(self, marker_dir: str, prefix: str, once: bool):
+        self.marker_dir, self.prefix, self.once = marker_dir, prefix, once
+
+    def transition(self, key, start, finish, **kwargs):
+        name = str(key[0] if isinstance(key, tuple) else key)
+        if finish != "executing" or not name.startswith(self.prefix):
+            return
+        marker = os.path.join(self.marker_dir, "killed" if self.once else f"killed-{os.getpid()}")
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)
+
+
+@pytest.mark.parametrize("task", ["_make_part", "_task_candidates", "_task_sketch", "_group"])
+def test_worker_killed_mid_fit_gives_the_same_coclusters(relation, local_fit, tmp_path, task):
+    with _cluster() as cluster, distributed.Client(cluster) as c:
+        c.register_plugin(_KillWorker(str(tmp_path), task, once=True))
+        model = HBLCoClust(random_state=0, backend="dask", scheduler=c, lsh_memory=1 << 20, **FIXED).fit(relation)
+    assert os.listdir(tmp_path) == ["killed"], "the worker was not killed: the test tests nothing"
+    _same(local_fit, model)
+
+
+def test_every_worker_dying_stops_with_one_clear_error(relation, tmp_path):
+    with _cluster() as cluster, distributed.Client(cluster) as c:
+        c.register_plugin(_KillWorker(str(tmp_path), "_task_candidates", once=False))
+        with pytest.raises(DaskBackendError, match="could not complete the LSH step.*KilledWorker"):
+            HBLCoClust(random_state=0, backend="dask", scheduler=c, **FIXED).fit(relation)
+    assert len(os.listdir(tmp_path)) >= 2
+
+
+def test_unreachable_scheduler_is_a_clear_error():
+    X = sp.random(30, 20, density=0.3, format="csr", random_state=0)
+    X.data[:] = 1
+    with pytest.raises(DaskBackendError, match="could not connect to the Dask scheduler at 'tcp://127.0.0.1:1'"):
+        HBLCoClust(n_bands=10, backend="dask", scheduler="tcp://127.0.0.1:1").fit(X)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [({"backend": "spark"}, 'backend must be "local" or "dask"'), ({"scheduler": "tcp://x:1"}, "only used with")],
+)
+def test_backend_parameters_are_validated(params, message):
+    with pytest.raises(ValueError, match=message):
+        HBLCoClust(**params).fit(np.eye(4, dtype=int))
+
+
+def test_without_a_client_a_local_cluster_is_started_and_closed(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "fit.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from coclust import HBLCoClust\n"
+        "if __name__ == '__main__':\n"  # worker processes are spawned: they re-import this module
+        "    X = np.zeros((6, 6), dtype=int); X[:3, :3] = 1; X[3:, 3:] = 1\n"
+        "    m = HBLCoClust(n_bands=20, band_size=2, random_state=0, backend='dask').fit(X)\n"
+        "    print(m.lsh_stats_['objects']['workers'], [(r.tolist(), c.tolist()) for r, c in m.coclusters_])\n"
+        "    from distributed import get_client\n"
+        "    try:\n"
+        "        get_client(); print('client left open')\n"
+        "    except ValueError:\n"
+        "        print('closed')\n"
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=True)
+    assert out.stdout.split("\n")[:2] == ["2 [([0, 1, 2], [0, 1, 2]), ([3, 4, 5], [3, 4, 5])]", "closed"]
+
+
+def test_cli_scheduler_option_trains_the_same_model(client, books, tmp_path):
+    from test_cli_relations import recsys
+    from test_cli_userdata import COLS, FAST
+
+    data = ["--ratings", str(books / "ratings.csv"), "--items", str(books / "books.csv"), *COLS, *FAST]
+    scores = []
+    for name, extra in [("local", []), ("dask", ["--scheduler", client.scheduler.address])]:
+        res = recsys("train", *data, *extra, "--out", str(tmp_path / name), "--quiet", home=tmp_path / "empty")
+        assert res.returncode == 0, res.stderr
+        pred = recsys("predict", str(tmp_path / name), "reader01", "bk-001", "--json")
+        scores.append(json.loads(pred.stdout)["score"])
+    assert scores[0] == scores[1]
+
+
+def test_cli_unreachable_scheduler_is_one_line_exit_2_nothing_written(books, tmp_path):
+    from test_cli_relations import recsys
+    from test_cli_userdata import COLS, FAST
+
+    data = ["--ratings", str(books / "ratings.csv"), "--items", str(books / "books.csv"), *COLS, *FAST]
+    out = tmp_path / "model"
+    res = recsys("train", *data, "--scheduler", "tcp://127.0.0.1:1", "--out", str(out), home=tmp_path / "empty")
+    assert res.returncode == 2
+    assert "could not connect to the Dask scheduler at 'tcp://127.0.0.1:1'" in res.stderr
+    assert "Traceback" not in res.stderr and not out.exists()
