@@ -2,17 +2,23 @@
 
 As in the paper's time-complexity figure, every point uses one fixed parameter set
 (nhashes 1000, nkeys 3, minO = minF = 4, thr 0, spthr 1): the paper's data sets, then growing
-samples of a synthetic sparse relation with power-law degrees (up to 10 million relations).
-Each point runs in a fresh process, so its peak memory (VmHWM) is its own; a least-squares line
-time = slope × relations + intercept is fitted over all points, with its R².
+samples of a synthetic sparse relation with power-law degrees (up to 100 million relations),
+and the synthetic points again on the Dask backend (a ``LocalCluster`` of two worker processes,
+or ``--scheduler ADDRESS``).  Each point runs in a fresh process, so its peak memory (VmHWM) is
+its own; a point that fails or runs out of time is a row that says so.  A least-squares line
+time = slope × relations + intercept is fitted over the local synthetic points, with its R².
 
-Usage: python -m experiments.scaling [--out DIR] [--sizes 1e5,3e5,1e6,3e6,1e7] [--datasets ...]
+Usage: python -m experiments.scaling [--out DIR] [--sizes 1e5,...,1e8] [--dask-sizes 1e6,1e7]
+                                     [--scheduler ADDRESS] [--datasets ...] [--timeout S]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -20,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from .common import AUTHOR_CODE, RESULTS, child_json, data_home, log
+from .common import AUTHOR_CODE, RESULTS, child_json, data_home, log, write_results
 
 # The paper's fixed parameters, with the author's region handling (buckets of 3, covered regions
 # skipped): without it exact enumeration on Soybean large alone exceeds 2 million concepts.  The
@@ -64,8 +70,13 @@ def synthetic(n_relations: int, seed: int = 0, mean_row_degree: float = 10.0, ex
     return X
 
 
-def point(kind: str, name: str, home: str) -> dict:
-    """Run one point in this process (called in a child): load, fit, time, peak memory."""
+def point(kind: str, name: str, home: str, backend: str = "local", scheduler: str | None = None) -> dict:
+    """Run one point in this process (called in a child): load, fit, time, peak memory.
+
+    With ``backend="dask"`` the cluster (``scheduler``, else a ``LocalCluster`` of two worker
+    processes) is up and its workers have loaded the compiled kernels before the clock starts;
+    the peak memory of every worker is reported beside the driver's.
+    """
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from benchmarks.memory import peak_rss_mb
     from coclust import HBLCoClust
@@ -76,21 +87,56 @@ def point(kind: str, name: str, home: str) -> dict:
         X = read_benchmark(name, home).matrix
     else:
         X = synthetic(int(float(name)))
-    HBLCoClust(random_state=0, **FIXED).fit(X[:50])  # compiled kernels loaded before timing
-    t = time.perf_counter()
-    model = HBLCoClust(random_state=0, **FIXED).fit(X)
-    seconds = time.perf_counter() - t
+    params = dict(random_state=0, **FIXED)
+    workers_peak: list[float] = []
+    with _cluster(backend, scheduler) as client:
+        if client is not None:
+            params.update(backend="dask", scheduler=client)
+        HBLCoClust(**params).fit(X[:50])  # compiled kernels loaded (in every worker too) before timing
+        t = time.perf_counter()
+        model = HBLCoClust(**params).fit(X)
+        seconds = time.perf_counter() - t
+        if client is not None:
+            workers_peak = sorted(client.run(peak_rss_mb).values())
     return {
         "name": name,
         "kind": kind,
+        "backend": backend,
         "relations": int(X.nnz),
         "objects": int(X.shape[0]),
         "features": int(X.shape[1]),
         "seconds": seconds,
         "peak_mb": peak_rss_mb(),
+        "workers_peak_mb": workers_peak,
         "coclusters": len(model.coclusters_),
+        "digest": _digest(model.coclusters_),
         "steps": model.timings_,
     }
+
+
+def _digest(coclusters) -> str:
+    """A fingerprint of the co-clusters found (their rows and columns, in order)."""
+    h = hashlib.sha1()
+    for rows, cols in coclusters:
+        h.update(np.asarray(rows, dtype=np.int64).tobytes() + b"|" + np.asarray(cols, dtype=np.int64).tobytes())
+    return h.hexdigest()[:16]
+
+
+@contextlib.contextmanager
+def _cluster(backend: str, scheduler: str | None):
+    """The Dask client of a ``backend="dask"`` point (``None`` for the local backend)."""
+    if backend == "local":
+        yield None
+        return
+    from distributed import Client, LocalCluster
+
+    if scheduler:
+        with Client(scheduler) as client:
+            yield client
+        return
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            yield client
 
 
 def fit_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
@@ -108,16 +154,19 @@ def plot(points: list[dict], slope: float, intercept: float, r2: float, path: Pa
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    x = np.array([p["relations"] for p in points], dtype=float)
-    y = np.array([p["seconds"] for p in points])
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for kind, marker in (("dataset", "o"), ("synthetic", "s")):
-        sel = [p["kind"] == kind for p in points]
-        ax.scatter(
-            x[sel], y[sel], marker=marker, label="paper data sets" if kind == "dataset" else "synthetic power-law"
-        )
-    xs = np.linspace(0, x.max() * 1.02, 100)
-    ax.plot(xs, slope * xs + intercept, "k--", lw=1, label=f"least squares, R² = {r2:.3f}")
+    groups = (
+        ("local", "dataset", "o", "paper data sets"),
+        ("local", "synthetic", "s", "synthetic power-law"),
+        ("dask", "synthetic", "^", "synthetic, Dask LocalCluster (2 workers)"),
+    )
+    for backend, kind, marker, label in groups:
+        sel = [p for p in points if p["backend"] == backend and p["kind"] == kind and "seconds" in p]
+        if sel:
+            ax.scatter([p["relations"] for p in sel], [p["seconds"] for p in sel], marker=marker, label=label)
+    xmax = max(p["relations"] for p in points if "seconds" in p)
+    xs = np.linspace(0, xmax * 1.02, 100)
+    ax.plot(xs, slope * xs + intercept, "k--", lw=1, label=f"least squares (local synthetic), R² = {r2:.3f}")
     ax.set_xlabel("relations (non-zeros)")
     ax.set_ylabel("wall time of the full pipeline (s)")
     ax.set_title("HBLCoClust: time vs relations\n(nhashes 1000, nkeys 3, minO = minF = 4, spthr 1)", fontsize=10)
@@ -127,56 +176,113 @@ def plot(points: list[dict], slope: float, intercept: float, r2: float, path: Pa
     plt.close(fig)
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=RESULTS)
-    ap.add_argument("--sizes", default="1e5,3e5,1e6,2e6,4e6,7e6,1e7")
-    ap.add_argument("--datasets", default=",".join(DATASETS))
-    ap.add_argument("--data", type=Path, default=None)
-    ap.add_argument("--point", nargs=2, help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
-    home = str(data_home(args.data))
-    if args.point:
-        print(json.dumps(point(args.point[0], args.point[1], home)))
-        return
-    jobs = [("dataset", d) for d in args.datasets.split(",") if d] + [
-        ("synthetic", s) for s in args.sizes.split(",") if s
-    ]
-    points = []
-    for kind, name in jobs:
-        p = child_json(["-m", "experiments.scaling", "--point", kind, name, "--data", home])
-        log(f"{kind:9} {name:>14}: {p['relations']:>11,} relations  {p['seconds']:7.2f} s  {p['peak_mb']:7.0f} MB")
-        points.append(p)
-    x = np.array([p["relations"] for p in points], dtype=float)
-    y = np.array([p["seconds"] for p in points])
-    slope, intercept, r2 = fit_line(x, y)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "scaling.json").write_text(
-        json.dumps({"points": points, "slope": slope, "intercept": intercept, "r2": r2, "params": FIXED}, indent=2)
-    )
-    plot(points, slope, intercept, r2, args.out / "scaling.png")
+def run_point(kind: str, name: str, home: str, backend: str, scheduler: str | None, timeout: float) -> dict:
+    """One point in a fresh process; a point that fails or runs out of time is a row that says so."""
+    args = ["-m", "experiments.scaling", "--point", kind, name, backend, "--data", home]
+    if scheduler:
+        args += ["--scheduler", scheduler]
+    try:
+        return child_json(args, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"name": name, "kind": kind, "backend": backend, "error": f"did not finish in {timeout:.0f} s"}
+    except RuntimeError as e:
+        last = str(e).strip().splitlines()[-1]
+        return {"name": name, "kind": kind, "backend": backend, "error": last}
+
+
+def table(points: list[dict], slope: float, intercept: float, r2: float) -> str:
     lines = [
         "# Scaling: time vs relations",
         "",
-        f"Parameters: {FIXED}",
+        f"Parameters: {FIXED}. Each point in a fresh process; `peak MB` is that process's VmHWM, and for "
+        "the Dask points the peak of each of the two worker processes follows (the peaks need not "
+        "coincide, so their sum is an upper bound).",
         "",
-        "| point | relations | objects | features | seconds | peak MB | co-clusters |",
-        "|---|---|---|---|---|---|---|",
+        "| point | backend | relations | objects | features | seconds | lsh s | relax s | peak MB | "
+        "workers' peak MB | co-clusters |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for p in points:
+        if "error" in p:
+            lines.append(f"| {p['name']} | {p['backend']} | not run: {p['error']} |" + " |" * 8)
+            continue
+        steps = p.get("steps", {})
+        workers = " + ".join(f"{w:.0f}" for w in p.get("workers_peak_mb", [])) or "—"
         lines.append(
-            f"| {p['name']} | {p['relations']:,} | {p['objects']:,} | {p['features']:,} | {p['seconds']:.2f} | "
-            f"{p['peak_mb']:.0f} | {p['coclusters']:,} |"
+            f"| {p['name']} | {p['backend']} | {p['relations']:,} | {p['objects']:,} | {p['features']:,} | "
+            f"{p['seconds']:.2f} | {steps.get('lsh', 0):.1f} | {steps.get('relax', 0):.1f} | {p['peak_mb']:.0f} | "
+            f"{workers} | {p['coclusters']:,} |"
         )
-    lines += [
-        "",
-        f"Least squares: time = {slope * 1e6:.3f} s per million relations + {intercept:.2f} s, R² = {r2:.4f}.",
-        "",
-        "![time vs relations](scaling.png)",
-        "",
-    ]
-    (args.out / "scaling.md").write_text("\n".join(lines))
-    print("\n".join(lines))
+    fit = (
+        f"time = {slope * 1e6:.3f} s per million relations + {intercept:.2f} s, R² = {r2:.4f}."
+        if np.isfinite(r2)
+        else "fewer than two points, no line fitted."
+    )
+    lines += ["", f"Least squares over the local synthetic points: {fit}"]
+    for a in points:
+        b = next((q for q in points if q["backend"] == "local" and q["name"] == a["name"]), None)
+        if a["backend"] == "dask" and "seconds" in a and b is not None and "seconds" in b:
+            same = "the same co-clusters" if a["digest"] == b["digest"] else "DIFFERENT co-clusters"
+            lines.append(
+                f"Dask LocalCluster at {a['relations']:,} relations: {a['seconds'] / b['seconds']:.2f}× the local "
+                f"time, {same} ({a['coclusters']:,}; digest {a['digest']})."
+            )
+    lines += ["", "![time vs relations](scaling.png)", ""]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    started = time.perf_counter()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--sizes", default="1e5,3e5,1e6,3e6,1e7,3e7,1e8", help="synthetic sizes, local backend")
+    ap.add_argument("--dask-sizes", default="1e6,1e7", help="synthetic sizes, Dask backend ('' for none)")
+    ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--scheduler", metavar="ADDRESS", help="Dask points on this scheduler (default: a LocalCluster)")
+    ap.add_argument("--timeout", type=float, default=5400, help="seconds allowed for one point")
+    ap.add_argument("--data", type=Path, default=None)
+    ap.add_argument("--point", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    home = str(data_home(args.data))
+    if args.point:
+        kind, name, backend = args.point
+        print(json.dumps(point(kind, name, home, backend, args.scheduler)))
+        return
+    jobs = [("dataset", d, "local") for d in args.datasets.split(",") if d]
+    synth = [(s, "local") for s in args.sizes.split(",") if s] + [(s, "dask") for s in args.dask_sizes.split(",") if s]
+    # smallest first, the Dask point right after the local one of its size: a long run that is
+    # stopped still has every point it finished (the results are rewritten after each)
+    jobs += [("synthetic", s, b) for s, b in sorted(synth, key=lambda j: (float(j[0]), j[1] == "dask"))]
+    points = []
+    for kind, name, backend in jobs:
+        p = run_point(kind, name, home, backend, args.scheduler, args.timeout)
+        if "error" in p:
+            log(f"{kind:9} {name:>14} {backend:5}: {p['error']}")
+        else:
+            log(
+                f"{kind:9} {name:>14} {backend:5}: {p['relations']:>11,} relations  {p['seconds']:7.2f} s  "
+                f"{p['peak_mb']:7.0f} MB"
+            )
+        points.append(p)
+        md = write(points, args.out, started, complete=len(points) == len(jobs))
+    print(md)
+
+
+def write(points: list[dict], out: Path, started: float, complete: bool) -> str:
+    """Fit the line, plot, and write ``scaling.json`` / ``scaling.md``; returns the Markdown."""
+    fitted = [p for p in points if p["kind"] == "synthetic" and p["backend"] == "local" and "seconds" in p]
+    x = np.array([p["relations"] for p in fitted], dtype=float)
+    y = np.array([p["seconds"] for p in fitted])
+    slope, intercept, r2 = fit_line(x, y) if len(fitted) >= 2 else (float("nan"),) * 3
+    out.mkdir(parents=True, exist_ok=True)
+    if any("seconds" in p for p in points):
+        plot(points, slope, intercept, r2, out / "scaling.png")
+    md = table(points, slope, intercept, r2)
+    if not complete:
+        md = md.replace("\n\n", "\n\n**Partial: the run is still going or was stopped.**\n\n", 1)
+    payload = {"points": points, "slope": slope, "intercept": intercept, "r2": r2, "params": FIXED}
+    write_results(out, "scaling", payload, md, started, seed=0, complete=complete)
+    return md
 
 
 if __name__ == "__main__":

@@ -41,9 +41,15 @@ def test_text(tmp_path, shared_data):
 def test_scaling(tmp_path, shared_data):
     from experiments import scaling
 
-    scaling.main(["--sizes", "3e4", "--datasets", "zoo", "--out", str(tmp_path), "--data", str(shared_data)])
+    scaling.main(
+        ["--sizes", "2e4,4e4", "--dask-sizes", "", "--datasets", "zoo,no-such-set", "--out", str(tmp_path),
+         "--data", str(shared_data)]
+    )  # fmt: skip
     res = json.loads((tmp_path / "scaling.json").read_text())
-    assert len(res["points"]) == 2 and {"slope", "intercept", "r2"} <= set(res)
+    assert [p["name"] for p in res["points"]] == ["zoo", "no-such-set", "2e4", "4e4"]
+    assert "error" in res["points"][1] and "seconds" in res["points"][2]
+    assert {"slope", "intercept", "r2"} <= set(res) and res["_provenance"]["commit"]
+    assert "| no-such-set | local | not run:" in (tmp_path / "scaling.md").read_text()
     assert (tmp_path / "scaling.png").stat().st_size > 0
 
 
