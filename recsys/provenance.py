@@ -13,17 +13,22 @@ import sys
 import time
 from pathlib import Path
 
+_CODE = (":(top)", ":(top,exclude)experiments/results")  # git pathspecs: the whole tree but the results
+
 
 def commit(path: str | Path | None = None) -> str | None:
     """The git commit of the source tree holding ``path`` (this package by default), with
-    ``-dirty`` appended when it has uncommitted changes; None outside a git checkout."""
+    ``-dirty`` appended when it has uncommitted changes; None outside a git checkout.
+
+    Changes under ``experiments/results/`` do not count: they are the outputs being written, and
+    a run that regenerates several results files one after another measures the same code."""
     where = Path(path or Path(__file__).resolve().parent)
     try:
         head = subprocess.run(
             ["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no"],
+            ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no", "--", *_CODE],
             capture_output=True,
             text=True,
             timeout=10,
