@@ -3,7 +3,7 @@ from your own files.
 
 Known data sets: ``ml-100k`` (predefined splits ``u1``..``u5``, ``ua``, ``ub``; IMDb director,
 writer and cast from the details file), ``ml-1m``, ``ml-latest-small`` (genres and user tags),
-``ml-25m``, and ``demo`` (a small synthetic data set shipped with the package: works offline).
+``ml-25m``, and ``demo`` (a small synthetic data set the package generates: works offline).
 Any data set also takes a generic split (:mod:`ingest.splits`).  With ``download=True`` a missing
 data set is fetched into the data home first (checksummed, with progress).
 
@@ -121,9 +121,9 @@ def load_movies(
     if name == "demo":
         from .demo import demo_files
 
-        ratings_path, items_path = demo_files()
-        ratings = read_ratings(ratings_path, duplicates=duplicates)
-        items, attrs = read_items(items_path)
+        with demo_files() as (ratings_path, items_path):
+            ratings = read_ratings(ratings_path, duplicates=duplicates)
+            items, attrs = read_items(items_path)
         parts = [attrs]
     elif name == "ml-100k":
         folder = home / name

@@ -93,7 +93,7 @@ HOME = typer.Option(None, "--home", help="Data home (default: $RECSYS_DATA or ~/
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress output.")
 JSON = typer.Option(False, "--json", help="Print JSON.")
 DATASET = typer.Option(
-    None, "--dataset", "-d", help="ml-100k (default), ml-1m, ml-latest-small, ml-25m or demo (offline, shipped)."
+    None, "--dataset", "-d", help="ml-100k (default), ml-1m, ml-latest-small, ml-25m or demo (offline, generated)."
 )
 SPLIT = typer.Option(
     None,
@@ -735,7 +735,7 @@ def demo(
     users: int = typer.Option(20, "--users", help="Report pages for this many users (the most active)."),
     quiet: bool = QUIET,
 ) -> None:
-    """Train on the shipped demo data (no network), evaluate every method and write an HTML report."""
+    """Train on the generated demo data (no network), evaluate every method and write an HTML report."""
     import numpy as np
 
     from .evaluation import evaluate as run_evaluation

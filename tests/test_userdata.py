@@ -93,12 +93,14 @@ def test_load_files_mixed_id_types(tmp_path):
     assert data.test is None and data.kinds == ["genre"] and set(data.items["item"]) == {"b1", "b2"}
 
 
-def test_demo_is_shipped_and_reproducible(tmp_path):
+def test_demo_is_generated_reproducibly(tmp_path):
     from ingest.demo import demo_files, write_demo
 
     write_demo(tmp_path)
-    for shipped in demo_files():
-        assert shipped.read_bytes() == (tmp_path / shipped.name).read_bytes()
+    with demo_files() as generated:
+        for path in generated:
+            assert path.read_bytes() == (tmp_path / path.name).read_bytes()
+    assert not any(path.exists() for path in generated)
     data = load_movies("demo", "random:0.2:0", home=tmp_path / "empty")
     assert len(data.train) + len(data.test) > 10_000 and data.kinds == ["cast", "director", "genre"]
 
