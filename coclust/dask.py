@@ -33,19 +33,19 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._kernels import mix64
 from .blocks import Blocks
 from .lsh import (
     _BYTES_PER_PAIR,
-    _SAMPLE,
     _blocks_of,
     _concat3,
     _KeyMaker,
+    _partition,
     _sketch_add,
     _sketch_cells,
     _sketch_keep,
     band_features,
     compact,
+    estimation_sample,
 )
 from .minhash import HashFamily, as_csr
 
@@ -176,18 +176,6 @@ def _group(df: pd.DataFrame, min_bucket: int) -> pd.DataFrame:
                          "rep_obj": rep["obj"].to_numpy(), "rep_band": rep["band"].to_numpy()})  # fmt: skip
 
 
-def _hash_part(keys: np.ndarray) -> np.ndarray:
-    """The local grouping's hash partition of each key (0..255)."""
-    out = np.empty(len(keys), dtype=np.int64)
-    _key_parts(keys, out)
-    return out
-
-
-def _key_parts_py(keys, out):  # compiled below
-    for i in range(keys.shape[0]):
-        out[i] = np.int64(mix64(np.uint64(0), keys[i]) >> np.uint64(56))
-
-
 # -- the driver --------------------------------------------------------------------------------
 def find_seeds_dask(
     client,
@@ -266,9 +254,7 @@ def find_seeds_dask(
 
 def _estimate_pairs(X, rows, n_bands, band_size, hashes, key_ok) -> float:
     """The (key, object) pairs, estimated from a sample of the objects as the local backend does."""
-    sample = rows
-    if len(rows) > 2 * _SAMPLE:
-        sample = np.sort(rows[np.random.default_rng(len(rows)).choice(len(rows), _SAMPLE, replace=False)])
+    sample = estimation_sample(rows)
     maker = _KeyMaker(X, n_bands, band_size, hashes, key_ok)
     found = sum(int(maker.dense(b)[2].sum()) for b in _blocks_of(sample, n_bands))
     return found * len(rows) / max(len(sample), 1)
@@ -279,7 +265,9 @@ def _to_blocks(buckets: pd.DataFrame, X, band_size: int, hashes: HashFamily) -> 
     if len(buckets) == 0:
         return Blocks.empty()
     keys = buckets["key"].to_numpy(dtype=np.uint64)
-    order = np.lexsort((buckets["obj"].to_numpy(), keys, _hash_part(keys)))
+    by_key = np.lexsort((buckets["obj"].to_numpy(), keys))
+    _, by_part = _partition(keys[by_key])  # stable: (hash partition, key, object), as locally
+    order = by_key[by_part]
     b = buckets.iloc[order]
     keys = keys[order]
     starts = np.r_[0, np.flatnonzero(keys[1:] != keys[:-1]) + 1]
@@ -289,12 +277,3 @@ def _to_blocks(buckets: pd.DataFrame, X, band_size: int, hashes: HashFamily) -> 
         X, b["rep_obj"].to_numpy()[starts], b["rep_band"].to_numpy()[starts], band_size, hashes
     )
     return Blocks(ptr, members, feat_ptr, feat_idx)
-
-
-def _compile_key_parts():
-    import numba
-
-    return numba.njit(nogil=True, cache=True)(_key_parts_py)
-
-
-_key_parts = _compile_key_parts()

@@ -266,6 +266,14 @@ def _concat3(parts):
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))
 
 
+def estimation_sample(rows: np.ndarray) -> np.ndarray:
+    """The objects whose keys estimate the number of (key, object) pairs: all of them when few,
+    else a fixed-seed sample of ``_SAMPLE`` (the Dask backend draws the same one)."""
+    if len(rows) <= 2 * _SAMPLE:
+        return rows
+    return np.sort(rows[np.random.default_rng(len(rows)).choice(len(rows), _SAMPLE, replace=False)])
+
+
 def candidate_keys(X, n_bands, band_size, hashes, row_ok, key_ok, weights, min_bucket, memory=DEFAULT_MEMORY,
                    stats=None):  # fmt: skip
     """The (key, object, band) triples whose key can make a bucket of ``min_bucket`` weighted objects:
@@ -277,10 +285,7 @@ def candidate_keys(X, n_bands, band_size, hashes, row_ok, key_ok, weights, min_b
     weights = np.asarray(weights, dtype=np.int64)
     stats = {} if stats is None else stats
     # estimate the pairs from a sample of the objects: the first pass is skipped when they fit
-    sample = rows
-    if len(rows) > 2 * _SAMPLE:
-        pick = np.random.default_rng(len(rows)).choice(len(rows), _SAMPLE, replace=False)
-        sample = np.sort(rows[pick])
+    sample = estimation_sample(rows)
     first = [maker.keys(block) for block in _blocks_of(sample, n_bands)]
     est = sum(len(p[0]) for p in first) * len(rows) / max(len(sample), 1)
     stats["estimated_pairs"] = int(est)
