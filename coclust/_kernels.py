@@ -1,8 +1,11 @@
 """Compiled helpers shared by the steps of :mod:`coclust`: bit counting, 64-bit mixing, growable
 buffers, sorting and the Mersenne-prime reduction of the MinHash family.
 
-The small ones are ``inline="always"``: compiled into the kernel that calls it.  The sorts are
-ordinary compiled functions, compiled once and shared by every kernel.
+The tiny ones (bit tricks, mixing, the modular reduction) are ``inline="always"``: compiled into
+the hot loop that calls them.  The growable buffers and the sorts are ordinary compiled functions,
+typed once and shared: inlined, numba types their body again at every call site (In-Close has
+seven), which cost seconds of first-use compilation.  The sorts carry their one signature, so a
+call with a constant length does not compile a second, literal-typed version.
 
 Compile time is a feature here (a new user's first fit waits for it), so the kernels avoid what
 makes numba slow to compile: array slice assignment (``a[:n] = b`` compiles a shape check that
@@ -53,7 +56,7 @@ def mix64(h, x):
     return z ^ (z >> np.uint64(31))
 
 
-@numba.njit(inline="always")
+@numba.njit
 def grow(a, need):
     """``a`` if it holds ``need`` items, else a copy at least twice as long."""
     if need <= a.shape[0]:
@@ -64,7 +67,7 @@ def grow(a, need):
     return b
 
 
-@numba.njit(inline="always")
+@numba.njit
 def grow_rows(a, need):
     """A 2-D ``a`` if it has ``need`` rows, else a copy with at least twice as many."""
     if need <= a.shape[0]:
@@ -80,7 +83,7 @@ _RADIX_BITS = 11
 _SMALL = 32
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit("void(int64[::1], int64)", nogil=True, cache=True)
 def sort_nonnegative(a, n):
     """Sort ``a[:n]`` (non-negative integers) in place."""
     if n <= _SMALL:
@@ -120,7 +123,7 @@ def sort_nonnegative(a, n):
             a[i] = src[i]
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit("int64[::1](uint64[::1])", nogil=True, cache=True)
 def argsort_u64(keys):
     """The stable ascending order of the ``uint64`` array ``keys`` (equal keys keep their order)."""
     n = keys.shape[0]

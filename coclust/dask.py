@@ -46,6 +46,7 @@ from .lsh import (
     band_features,
     compact,
     estimation_sample,
+    sketch_union,
 )
 from .minhash import HashFamily, as_csr
 
@@ -126,15 +127,6 @@ def _task_sketch(part: _Part, n_bands, band_size, hashes, key_ok, log_cells):
         _sketch_cells(log_cells, k, cnt, cells, 0, len(block))
         _sketch_add(table, log_cells, cells, cnt, np.minimum(part.weights[block], 3), 0, 1)
     return table
-
-
-def _task_union(a, b):
-    """Saturating cell-wise sum of two 2-bit sketches (associative and commutative)."""
-    out = np.zeros_like(a)
-    for shift in (0, 2, 4, 6):
-        s = np.minimum(((a >> shift) & 3) + ((b >> shift) & 3), 3).astype(np.uint8)
-        out |= s << shift
-    return out
 
 
 def _task_candidates(part: _Part, n_bands, band_size, hashes, key_ok, table, log_cells, threshold):
@@ -225,7 +217,7 @@ def find_seeds_dask(
                 sketches = [dask.delayed(_task_sketch)(p, n_bands, band_size, h, ok, log_cells) for p in parts]
                 while len(sketches) > 1:  # a tree of saturating additions
                     pairs = range(0, len(sketches), 2)
-                    sketches = [dask.delayed(_task_union)(*sketches[i : i + 2]) if i + 1 < len(sketches)
+                    sketches = [dask.delayed(sketch_union)(*sketches[i : i + 2]) if i + 1 < len(sketches)
                                 else sketches[i] for i in pairs]  # fmt: skip
                 table = client.persist(sketches[0])
                 stats.update(passes=2, sketch_bytes=int(2 * ((1 << log_cells) >> 2)))

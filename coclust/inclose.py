@@ -29,13 +29,14 @@ from ._kernels import grow as _grow
 from ._kernels import grow_rows, lowest_bit_index, sort_nonnegative
 from ._kernels import popcount as _popcount
 from ._validation import check_binary_matrix
+from .minhash import as_csr
 
 
 class ConceptBudgetExceeded(RuntimeError):
     """Raised when an enumeration reaches its ``max_concepts`` budget."""
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(inline="always")
 def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts, density=1.0):
     """All concepts of the matrix whose column ``j`` is the bitset ``cols[j]``.
 
@@ -164,7 +165,7 @@ def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts, density=1.0
     return out_ext[:n_out], out_int_ptr[: n_out + 1], out_int[: out_int_ptr[n_out]], complete
 
 
-@numba.njit(cache=True)
+@numba.njit(inline="always")
 def _bits_to_indices(ext):
     n, words = ext.shape
     ptr = np.zeros(n + 1, dtype=np.int64)
@@ -238,9 +239,14 @@ def inclose(X, min_rows: int = 1, min_cols: int = 1, max_concepts: int | None = 
     if on_budget not in ("raise", "warn"):
         raise ValueError(f"on_budget must be 'raise' or 'warn', got {on_budget!r}")
     budget = np.iinfo(np.int64).max if max_concepts is None else int(max_concepts)
-    ext, int_ptr, int_idx, complete = _inclose_bitsets(
-        column_bitsets(X), X.shape[0], int(min_rows), int(min_cols), budget
-    )
+    X = as_csr(X)  # the index types of a fit's matrix: the kernel compiled for a fit serves
+    everything = np.array([0, X.shape[0]], dtype=np.int64), np.array([0, X.shape[1]], dtype=np.int64)
+    # the whole matrix as one region of the pipeline's kernel: one compiled In-Close, not two
+    row_ptr, row_idx, int_ptr, int_idx, complete = _regions_concepts(
+        X.indptr, X.indices, X.shape[1], everything[0],
+        np.arange(X.shape[0], dtype=np.int64), everything[1], np.arange(X.shape[1], dtype=np.int64),
+        0, 1, int(min_rows), int(min_cols), budget, 1.0,
+    )  # fmt: skip
     if not complete:
         msg = (
             f"In-Close stopped at max_concepts={max_concepts}: the matrix has more concepts; "
@@ -249,8 +255,8 @@ def inclose(X, min_rows: int = 1, min_cols: int = 1, max_concepts: int | None = 
         if on_budget == "raise":
             raise ConceptBudgetExceeded(msg)
         warnings.warn(msg, RuntimeWarning, stacklevel=2)
-    row_ptr, row_idx = _bits_to_indices(ext)
-    return [(row_idx[row_ptr[i] : row_ptr[i + 1]], int_idx[int_ptr[i] : int_ptr[i + 1]]) for i in range(len(ext))]
+    n = len(row_ptr) - 1
+    return [(row_idx[row_ptr[i] : row_ptr[i + 1]], int_idx[int_ptr[i] : int_ptr[i + 1]]) for i in range(n)]
 
 
 @numba.njit(nogil=True, cache=True)

@@ -42,7 +42,7 @@ def _contains(idx, lo, hi, v):
     return lo < end and idx[lo] == v
 
 
-@numba.njit(inline="always")
+@numba.njit
 def _intersect_lists(ptr, idx, members, m0, m1, out, o0, write):
     """Size of the intersection of the sorted index lists of ``members[m0:m1]``; written at out[o0:] if ``write``.
 
@@ -110,7 +110,7 @@ def _regions(
             n_out_cols[i] = nc
 
 
-@numba.njit(inline="always")
+@numba.njit
 def _and_bits(bits, members, m0, m1, scratch, out, o0, write):
     """AND of the bitsets of ``members[m0:m1]`` into ``scratch``; its size, written at out[o0:] if ``write``."""
     words = bits.shape[1]

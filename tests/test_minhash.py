@@ -3,7 +3,7 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coclust.lsh import band_features, band_keys, find_seeds, key_bits
+from coclust.lsh import band_features, band_keys, find_seeds, key_bits, sketch_union
 from coclust.minhash import HashFamily, minhash_features, minhash_values
 
 P = (1 << 31) - 1
@@ -122,6 +122,17 @@ def test_two_pass_lsh_gives_the_one_pass_seeds(seed, min_bucket, density):
     assert stats["passes"] == 2
     assert _seed_set(one) == _seed_set(two)
     assert stats["candidate_pairs"] <= stats["estimated_pairs"] * 2
+
+
+@given(st.binary(min_size=8, max_size=64).filter(lambda b: len(b) % 8 == 0), st.randoms())
+def test_sketch_union_adds_every_cell_and_saturates_at_three(data, rnd):
+    """The union of two sketches (the Dask backend's tree of partial sketches) is the cell-wise
+    sum of their 2-bit counters, capped at 3."""
+    a = np.frombuffer(data, dtype=np.uint8)
+    b = np.array([rnd.randrange(256) for _ in range(len(a))], dtype=np.uint8)
+    cells = lambda t: np.stack([(t >> s) & 3 for s in (0, 2, 4, 6)], axis=1).astype(int)  # noqa: E731
+    assert (cells(sketch_union(a, b)) == np.minimum(cells(a) + cells(b), 3)).all()
+    assert (sketch_union(a, b) == sketch_union(b, a)).all()
 
 
 def test_threads_do_not_change_the_result():
