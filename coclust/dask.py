@@ -258,7 +258,8 @@ def _to_blocks(buckets: pd.DataFrame, X, band_size: int, hashes: HashFamily) -> 
         return Blocks.empty()
     keys = buckets["key"].to_numpy(dtype=np.uint64)
     by_key = np.lexsort((buckets["obj"].to_numpy(), keys))
-    _, by_part = _partition(keys[by_key])  # stable: (hash partition, key, object), as locally
+    objs = buckets["obj"].to_numpy(dtype=np.int32)[by_key]
+    _, by_part, _, _ = _partition(keys[by_key], objs)  # stable: (hash partition, key, object), as locally
     order = by_key[by_part]
     b = buckets.iloc[order]
     keys = keys[order]
@@ -266,6 +267,6 @@ def _to_blocks(buckets: pd.DataFrame, X, band_size: int, hashes: HashFamily) -> 
     ptr = np.r_[starts, len(keys)].astype(np.int64)
     members = b["obj"].to_numpy(dtype=np.int64)
     feat_ptr, feat_idx = band_features(
-        X, b["rep_obj"].to_numpy()[starts], b["rep_band"].to_numpy()[starts], band_size, hashes
+        X, b["rep_obj"].to_numpy()[starts], b["rep_band"].to_numpy()[starts], band_size, hashes, keys[starts]
     )
     return Blocks(ptr, members, feat_ptr, feat_idx)

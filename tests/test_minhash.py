@@ -29,6 +29,32 @@ def test_values_are_exact_mod_p_minima():
             assert feats[r, h] == xs[int(np.argmin(hv))]
 
 
+@given(st.lists(st.integers(0, P - 2), min_size=1, max_size=12, unique=True), st.integers(0, 2**32 - 1))
+def test_values_are_exact_for_features_up_to_the_largest(features, seed):
+    # the kernel multiplies in 32x32 -> 64 bits and keeps minima in 32 bits: check at the limits
+    X = sp.csr_matrix((np.ones(len(features)), ([0] * len(features), features)), shape=(1, P - 1))
+    H = HashFamily.sample(64, random_state=seed)
+    vals = minhash_values(X, H)
+    for h in range(len(H)):
+        assert vals[0, h] == min((int(H.a[h]) * x + int(H.b[h])) % P for x in features)
+
+
+@given(st.integers(0, 2**32 - 1))
+def test_hash_family_inverses(seed):
+    H = HashFamily.sample(50, random_state=seed)
+    assert [int(v) for v in H.a_inv] == [pow(int(a), P - 2, P) for a in H.a]
+
+
+@given(st.integers(0, 10_000), st.sampled_from([2, 3, 4]))
+def test_band_features_decoded_from_keys_equal_recomputed(seed, band_size):
+    X = random_csr(25, 150, 0.1, seed)
+    H = HashFamily.sample(10 * band_size, random_state=seed)
+    keys, rows, bands = band_keys(X, 10, band_size, H)
+    decoded = band_features(X, rows, bands, band_size, H, keys)
+    recomputed = band_features(X, rows, bands, band_size, H)
+    assert all(np.array_equal(d, r) for d, r in zip(decoded, recomputed))
+
+
 def test_collision_rate_estimates_jaccard():
     # the property MinHash exists for: P(equal minhash) = Jaccard similarity
     rng = np.random.default_rng(0)
