@@ -282,7 +282,9 @@ def read_newsgroups(
                 seen[group] += 1
                 text = tar.extractfile(member).read().decode("latin-1")
                 doc = f"{group}/{parts[-1]}" if parts[-3].startswith("20_") else f"{parts[-3]}/{group}/{parts[-1]}"
-                toks = set(tokenize(text, stops))
+                # first-occurrence order, not a set's: a set's order changes with the process's
+                # hash seed, and with it the word columns and so the co-clusters of a given seed
+                toks = list(dict.fromkeys(tokenize(text, stops)))
                 docs.extend([doc] * len(toks))
                 words.extend(toks)
                 labels[doc] = group

@@ -1,5 +1,11 @@
 import gzip
+import io
 import json
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -216,3 +222,29 @@ def test_benchmark_readers_say_where_to_get_missing_files(tmp_path):
     for name, where in (("zoo", "archive.ics.uci.edu"), ("classic3", "folivetti/HBLCoClust"), ("multi5", "qwone.com")):
         with pytest.raises(FileNotFoundError, match=where):
             read_benchmark(name, tmp_path)
+
+
+def test_newsgroups_columns_do_not_depend_on_the_hash_seed(tmp_path):
+    """The same tarball gives the same matrix in every process (word order was a set's order)."""
+    words = " ".join(f"word{i}" for i in range(40))
+    with tarfile.open(tmp_path / "news.tar.gz", "w:gz") as tar:
+        for i, group in enumerate(["sci.space", "rec.autos"] * 3):
+            body = f"Subject: s\n\n{words} extra{i}\n".encode()
+            info = tarfile.TarInfo(f"20_newsgroups/{group}/{i}")
+            info.size = len(body)
+            tar.addfile(info, io.BytesIO(body))
+    code = (
+        "import sys; from ingest.benchmarks import read_newsgroups;"
+        "r = read_newsgroups(['sci.space', 'rec.autos'], path=sys.argv[1]);"
+        "print(list(r.features)); print(r.matrix.indices.tolist())"
+    )
+    root = Path(__file__).resolve().parent.parent
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / "news.tar.gz")],
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)},
+            capture_output=True, text=True, check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }  # fmt: skip
+    assert len(outs) == 1
