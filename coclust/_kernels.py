@@ -80,7 +80,6 @@ def grow_rows(a, need):
 
 
 _RADIX_BITS = 11
-_LOW32 = np.uint64(0xFFFFFFFF)
 _SMALL = 32
 
 
@@ -174,5 +173,4 @@ def mod_p(y):
 @numba.njit(inline="always")
 def invert_hash(v, b, a_inv):
     """The ``x`` with ``(a*x + b) mod P == v``, given ``a_inv = a^-1 mod P``."""
-    # both factors are below 2**31: the masks let LLVM use a 32x32 -> 64-bit multiply
-    return mod_p((mod_p(v + MERSENNE_P - b) & _LOW32) * (a_inv & _LOW32))
+    return mod_p(mod_p(v + MERSENNE_P - b) * a_inv)
