@@ -164,9 +164,10 @@ def plot(points: list[dict], slope: float, intercept: float, r2: float, path: Pa
         sel = [p for p in points if p["backend"] == backend and p["kind"] == kind and "seconds" in p]
         if sel:
             ax.scatter([p["relations"] for p in sel], [p["seconds"] for p in sel], marker=marker, label=label)
-    xmax = max(p["relations"] for p in points if "seconds" in p)
-    xs = np.linspace(0, xmax * 1.02, 100)
-    ax.plot(xs, slope * xs + intercept, "k--", lw=1, label=f"least squares (local synthetic), R² = {r2:.3f}")
+    if np.isfinite(r2):  # a line needs two local synthetic points; a one-size run is a dot
+        xmax = max(p["relations"] for p in points if "seconds" in p)
+        xs = np.linspace(0, xmax * 1.02, 100)
+        ax.plot(xs, slope * xs + intercept, "k--", lw=1, label=f"least squares (local synthetic), R² = {r2:.3f}")
     ax.set_xlabel("relations (non-zeros)")
     ax.set_ylabel("wall time of the full pipeline (s)")
     ax.set_title("HBLCoClust: time vs relations\n(nhashes 1000, nkeys 3, minO = minF = 4, spthr 1)", fontsize=10)

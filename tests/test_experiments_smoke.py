@@ -53,6 +53,15 @@ def test_scaling(tmp_path, shared_data):
     assert (tmp_path / "scaling.png").stat().st_size > 0
 
 
+def test_scaling_with_one_size_plots_a_dot_and_fits_no_line(tmp_path, shared_data):
+    from experiments import scaling
+
+    scaling.main(["--sizes", "2e4", "--dask-sizes", "", "--datasets", "", "--out", str(tmp_path),
+                  "--data", str(shared_data)])  # fmt: skip
+    assert "fewer than two points, no line fitted" in (tmp_path / "scaling.md").read_text()
+    assert (tmp_path / "scaling.png").stat().st_size > 0
+
+
 def test_synthetic_relation_has_the_size_asked():
     from experiments.scaling import synthetic
 
