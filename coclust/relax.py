@@ -186,6 +186,103 @@ def _relax_chunk(
     return o_rptr[: n + 1], o_ridx[: o_rptr[n]], o_cptr[: n + 1], o_cidx[: o_cptr[n]]
 
 
+@numba.njit(inline="always")
+def _gallop(lst, lo, hi, x):
+    """The first index ``i`` in ``lo..hi`` with ``lst[i] >= x`` (``lst`` sorted): doubling steps
+    from ``lo``, then bisection, so a probe costs the log of the distance skipped."""
+    if lo >= hi or lst[lo] >= x:
+        return lo
+    step = 1
+    while lo + step < hi and lst[lo + step] < x:
+        step *= 2
+    a = lo + step // 2 + 1
+    b = min(lo + step, hi)
+    while a < b:
+        m = (a + b) >> 1
+        if lst[m] < x:
+            a = m + 1
+        else:
+            b = m
+    return a
+
+
+@numba.njit(inline="always")
+def _keep_in_all(cand, m, ptr, idx, lists, order, min_keep):
+    """Keep, in order, the values of the sorted ``cand[:m]`` found in every sorted list
+    ``idx[ptr[v]:ptr[v + 1]]`` for ``v = lists[order[t]]``, ``t >= 1``; returns how many are kept
+    (stops early below ``min_keep``: the caller drops the co-cluster)."""
+    for t in range(1, order.shape[0]):
+        if m < min_keep:
+            break
+        v = lists[order[t]]
+        hi = ptr[v + 1]
+        p = ptr[v]
+        w = 0
+        for i in range(m):
+            x = cand[i]
+            p = _gallop(idx, p, hi, x)
+            if p >= hi:
+                break
+            if idx[p] == x:
+                cand[w] = x
+                w += 1
+        m = w
+    return m
+
+
+@numba.njit(nogil=True, cache=True)
+def _closure_chunk(csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols, col_ptr, col_idx, lo, hi, min_rows, min_cols):
+    """Relaxation at density 1 (the Galois closure) of the column sets ``lo..hi-1``: the rows
+    holding every column of ``B``, then the columns every such row holds, as intersections of
+    sorted index lists from the shortest one (galloping search), so a hub column costs the length
+    of the shortest list, not its own."""
+    rows = np.empty(n_rows, dtype=np.int64)
+    cols = np.empty(n_cols, dtype=np.int64)
+    o_rptr = np.zeros(hi - lo + 1, dtype=np.int64)
+    o_cptr = np.zeros(hi - lo + 1, dtype=np.int64)
+    o_ridx = np.empty(1024, dtype=np.int64)
+    o_cidx = np.empty(1024, dtype=np.int64)
+    n = 0
+    for g in range(lo, hi):
+        B = col_idx[col_ptr[g] : col_ptr[g + 1]]
+        if B.shape[0] == 0:
+            continue
+        deg = np.empty(B.shape[0], dtype=np.int64)
+        for t in range(B.shape[0]):
+            deg[t] = csc_ptr[B[t] + 1] - csc_ptr[B[t]]
+        order = np.argsort(deg)
+        f = B[order[0]]
+        nr = 0
+        for q in range(csc_ptr[f], csc_ptr[f + 1]):
+            rows[nr] = csc_idx[q]
+            nr += 1
+        nr = _keep_in_all(rows, nr, csc_ptr, csc_idx, B, order, min_rows)
+        if nr == 0 or nr < min_rows:
+            continue
+        deg = np.empty(nr, dtype=np.int64)
+        for t in range(nr):
+            deg[t] = csr_ptr[rows[t] + 1] - csr_ptr[rows[t]]
+        order = np.argsort(deg)
+        r = rows[order[0]]
+        nc = 0
+        for q in range(csr_ptr[r], csr_ptr[r + 1]):
+            cols[nc] = csr_idx[q]
+            nc += 1
+        nc = _keep_in_all(cols, nc, csr_ptr, csr_idx, rows[:nr], order, min_cols)
+        if nc < min_cols:
+            continue
+        o_ridx = _grow(o_ridx, o_rptr[n] + nr)
+        for t in range(nr):
+            o_ridx[o_rptr[n] + t] = rows[t]
+        o_rptr[n + 1] = o_rptr[n] + nr
+        o_cidx = _grow(o_cidx, o_cptr[n] + nc)
+        for t in range(nc):
+            o_cidx[o_cptr[n] + t] = cols[t]
+        o_cptr[n + 1] = o_cptr[n] + nc
+        n += 1
+    return o_rptr[: n + 1], o_ridx[: o_rptr[n]], o_cptr[: n + 1], o_cidx[: o_cptr[n]]
+
+
 def unique_by_cols(blocks: Blocks) -> np.ndarray:
     """Indices of the first block of each distinct column set, in order."""
     return first_occurrences(blocks.column_hashes())
@@ -195,6 +292,15 @@ def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: 
     """Relax the co-clusters with columns ``col_idx[col_ptr[i]:col_ptr[i+1]]``; drop the too small."""
     cost = np.diff(col_ptr)
     bounds = chunk_bounds(cost, 4 * n_threads())
+    if min_density >= 1.0:
+        # density 1 needs no counting: list intersections (66 s -> 0.6 s on the 10 M synthetic,
+        # whose hub columns made every count walk lists that grow with the data)
+        if not X.has_sorted_indices or not Xt.has_sorted_indices:
+            X, Xt = X.sorted_indices(), Xt.sorted_indices()
+        args = (X.indptr, X.indices, Xt.indptr, Xt.indices, X.shape[0], X.shape[1], col_ptr, col_idx)
+        return Blocks.concat(
+            map_chunks(lambda lo, hi: _closure_chunk(*args, lo, hi, int(min_rows), int(min_cols)), bounds)
+        )
     words = (X.shape[0] + 63) // 64
     deg = np.diff(Xt.indptr)
     deg_order = np.argsort(-deg, kind="stable").astype(np.int64)

@@ -264,3 +264,40 @@ def test_relaxation_bitset_paths_equal_the_list_paths(seed, density, n_rows):
         relax_mod._COL_BITS_BYTES = saved
     for name in ("row_ptr", "row_idx", "col_ptr", "col_idx"):
         assert np.array_equal(getattr(with_bits, name), getattr(without, name))
+
+
+@given(st.integers(0, 10_000), st.integers(5, 120), st.floats(0.02, 0.6))
+def test_relaxation_at_density_one_is_the_closure_of_the_columns(seed, n_rows, p):
+    """Density 1 takes sorted-list intersections; they must give what the counting kernel gives,
+    and both the definition: rows holding all of B, then columns all those rows hold."""
+    import coclust.relax as relax_mod
+
+    rng = np.random.default_rng(seed)
+    n_cols = 30
+    # a few hub columns, as on the power-law data where the counting walk was slow
+    probs = np.minimum(1.0, p * rng.pareto(1.5, n_cols) + p / 4)
+    X = sp.csr_matrix((rng.random((n_rows, n_cols)) < probs).astype(np.int8))
+    Xt = X.T.tocsr()
+    B = [np.sort(rng.choice(n_cols, size=rng.integers(1, 6), replace=False)) for _ in range(30)]
+    ptr = np.r_[0, np.cumsum([len(b) for b in B])].astype(np.int64)
+    idx = np.concatenate(B).astype(np.int64)
+    min_rows, min_cols = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    got = relax_mod.relax(X, Xt, ptr, idx, 1.0, min_rows, min_cols)
+    counted = relax_mod._relax_chunk(
+        X.indptr, X.indices, Xt.indptr, Xt.indices, n_rows, n_cols, ptr, idx, 0, len(B), 1.0, min_rows, min_cols,
+        np.zeros((0, 1), dtype=np.uint64), np.zeros((0, 1), dtype=np.uint64),
+        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+    )  # fmt: skip
+    for name, ref in zip(("row_ptr", "row_idx", "col_ptr", "col_idx"), counted):
+        assert np.array_equal(getattr(got, name), ref)
+    D = X.toarray().astype(bool)
+    expected = []
+    for b in B:
+        rows = np.flatnonzero(D[:, b].all(axis=1))
+        cols = np.flatnonzero(D[rows].all(axis=0)) if len(rows) else np.zeros(0, dtype=np.int64)
+        if len(rows) >= min_rows and len(cols) >= min_cols:
+            expected.append((rows, cols))
+    assert len(got) == len(expected)
+    for i, (rows, cols) in enumerate(expected):
+        assert np.array_equal(got.row_idx[got.row_ptr[i] : got.row_ptr[i + 1]], rows)
+        assert np.array_equal(got.col_idx[got.col_ptr[i] : got.col_ptr[i + 1]], cols)
