@@ -27,14 +27,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.memory import peak_rss_mb  # noqa: E402
-from experiments.common import child_json, data_home  # noqa: E402
+from experiments.runner import child_json, data_home, peak_rss_mb  # noqa: E402
 
 PAPER = dict(n_bands=2000, band_size=3, min_rows=50, min_cols=4, max_feature_freq=0.8, min_density=0.5)
 
 
 def classic3(data: Path):
-    from ingest.benchmarks import read_classic3
+    from ingest.corpora import read_classic3
 
     return read_classic3(home=data)
 

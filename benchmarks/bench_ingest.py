@@ -22,8 +22,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.memory import peak_rss_mb  # noqa: E402
-from experiments.common import child_json, data_home  # noqa: E402
+from experiments.runner import child_json, data_home, peak_rss_mb  # noqa: E402
 
 
 def make_principals(path: Path, rows: int, seed: int = 0) -> None:

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.memory import peak_rss_mb  # noqa: E402
+from experiments.runner import peak_rss_mb  # noqa: E402
 
 # the child imports nothing more than the command it measures: numpy, coclust and the experiments
 # helpers are imported by the parent only
@@ -41,7 +41,7 @@ def child(argv: list[str]) -> None:
 
 
 def timed(args: list[str], home: Path) -> tuple[float, float]:
-    from experiments.common import run_child
+    from experiments.runner import run_child
 
     t = time.perf_counter()
     res = run_child(["benchmarks/bench_recsys.py", "--child", *args], env={"RECSYS_DATA": str(home)})
@@ -58,7 +58,7 @@ def main() -> None:
         return
     import numpy as np
 
-    from experiments.common import data_home
+    from experiments.runner import data_home
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=data_home())

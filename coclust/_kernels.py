@@ -56,6 +56,18 @@ def mix64(h, x):
     return z ^ (z >> np.uint64(31))
 
 
+@numba.njit(inline="always")
+def lower_bound(lst, lo, hi, x):
+    """The first index ``i`` in ``lo..hi`` with ``lst[i] >= x`` (``lst`` sorted), by bisection."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if lst[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @numba.njit
 def grow(a, need):
     """``a`` if it holds ``need`` items, else a copy at least twice as long."""
@@ -65,6 +77,21 @@ def grow(a, need):
     for i in range(a.shape[0]):
         b[i] = a[i]
     return b
+
+
+@numba.njit
+def append_block(o_rptr, o_ridx, o_cptr, o_cidx, n, rows, nr, cols, nc):
+    """Append block ``n`` (``rows[:nr]`` × ``cols[:nc]``) to the CSR pair ``o_rptr/o_ridx``,
+    ``o_cptr/o_cidx`` (pointer arrays long enough); returns the index arrays, grown as needed."""
+    o_ridx = grow(o_ridx, o_rptr[n] + nr)
+    for t in range(nr):
+        o_ridx[o_rptr[n] + t] = rows[t]
+    o_rptr[n + 1] = o_rptr[n] + nr
+    o_cidx = grow(o_cidx, o_cptr[n] + nc)
+    for t in range(nc):
+        o_cidx[o_cptr[n] + t] = cols[t]
+    o_cptr[n + 1] = o_cptr[n] + nc
+    return o_ridx, o_cidx
 
 
 @numba.njit

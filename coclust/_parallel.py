@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
@@ -10,7 +9,9 @@ import numpy as np
 
 
 def n_threads() -> int:
-    return max(1, min(numba.get_num_threads(), os.cpu_count() or 1))
+    """numba's thread count (``NUMBA_NUM_THREADS``, by default the machine's cores; lowered by
+    ``numba.set_num_threads``)."""
+    return max(1, numba.get_num_threads())
 
 
 def chunk_bounds(weights: np.ndarray, n_chunks: int) -> list[tuple[int, int]]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -52,19 +50,3 @@ def check_binary_matrix(X, name: str = "X") -> sp.csr_matrix:
     )
     X.sort_indices()
     return X
-
-
-def check_int(value, name: str, low: int, high: float = float("inf")) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
-        rng = f">= {low}" if high == float("inf") else f"in [{low}, {high}]"
-        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
-    return int(value)
-
-
-def check_fraction(value, name: str, low_open: bool = True) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and value <= 1
-    ok = ok and (value > 0 if low_open else value >= 0)
-    if not ok:
-        rng = "(0, 1]" if low_open else "[0, 1]"
-        raise ValueError(f"{name} must be a number in {rng}, got {value!r}")
-    return float(value)

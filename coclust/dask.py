@@ -212,17 +212,10 @@ def find_seeds_dask(
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*large graph.*")  # the data is the graph, on purpose
             parts = client.persist(parts)
-            table = None
+            table, stats["passes"] = None, 1
             if two_pass:
-                sketches = [dask.delayed(_task_sketch)(p, n_bands, band_size, h, ok, log_cells) for p in parts]
-                while len(sketches) > 1:  # a tree of saturating additions
-                    pairs = range(0, len(sketches), 2)
-                    sketches = [dask.delayed(sketch_union)(*sketches[i : i + 2]) if i + 1 < len(sketches)
-                                else sketches[i] for i in pairs]  # fmt: skip
-                table = client.persist(sketches[0])
+                table = _sketch(client, parts, n_bands, band_size, h, ok, log_cells)
                 stats.update(passes=2, sketch_bytes=int(2 * ((1 << log_cells) >> 2)))
-            else:
-                stats["passes"] = 1
             threshold = min(min_bucket, 3)
             cands = [dask.delayed(_task_candidates)(p, n_bands, band_size, h, ok, table, log_cells, threshold)
                      for p in parts]  # fmt: skip
@@ -242,6 +235,18 @@ def find_seeds_dask(
         del parts
     stats["candidate_pairs"] = int(len(result))
     return _to_blocks(result, X, band_size, hashes)
+
+
+def _sketch(client, parts, n_bands: int, band_size: int, hashes, key_ok, log_cells: int):
+    """The count-min sketch of every partition's keys, summed by a tree of saturating additions."""
+    import dask
+
+    sketches = [dask.delayed(_task_sketch)(p, n_bands, band_size, hashes, key_ok, log_cells) for p in parts]
+    while len(sketches) > 1:
+        pairs = range(0, len(sketches), 2)
+        sketches = [dask.delayed(sketch_union)(*sketches[i : i + 2]) if i + 1 < len(sketches)
+                    else sketches[i] for i in pairs]  # fmt: skip
+    return client.persist(sketches[0])
 
 
 def _estimate_pairs(X, rows, n_bands, band_size, hashes, key_ok) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import threading
 import time
 
@@ -12,11 +13,12 @@ from sklearn.base import BaseEstimator, BiclusterMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._parallel import chunk_bounds, map_chunks, n_threads
-from ._validation import check_binary_matrix, check_fraction, check_int
+from ._validation import check_binary_matrix
 from .blocks import Blocks
-from .inclose import ConceptBudgetExceeded, _regions_concepts
+from .concepts import ConceptBudgetExceeded, _regions_concepts
 from .lsh import DEFAULT_MEMORY, duplicate_rows, find_seeds
 from .minhash import HashFamily
+from .params import BOOLEAN, DENSITY_TOLERANCE, NONE, Instance, Interval, Options, check_params
 from .regions import find_regions
 from .relax import assign_uncovered, merge_equal_columns, relax, unique_by_cols
 
@@ -85,11 +87,14 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         ``None``: ``X`` must hold 0/1 only (anything else is an error).  A number ``t``: the entries
         above ``t`` are the relations (as scikit-learn's ``BernoulliNB(binarize=t)``).
     lsh_memory : int, default=512 MiB
-        Bytes the LSH step may spend on the (key, object) pairs it groups.  When the pairs
-        of a data set would exceed it, keys are computed in two passes and only those that can
-        make a bucket are kept (a count-min sketch of about two bytes per key decides; see
+        The working-memory budget, in bytes, named for the step that needs it most.  The LSH
+        step may spend it on the (key, object) pairs it groups: when the pairs of a data set
+        would exceed it, keys are computed in two passes and only those that can make a bucket
+        are kept (a count-min sketch of about two bytes per key decides; see
         :mod:`coclust.lsh`): the seeds are the same, the memory grows with the data instead of
-        with objects × ``n_bands``.
+        with objects × ``n_bands``.  Steps 3 and 5 use bitsets of every row and column when
+        they fit in it (half of it for step 5, which keeps two copies), sorted index lists
+        otherwise: the same co-clusters either way.
     backend : {"local", "dask"}, default="local"
         Where step 2 (MinHash and band bucketing, the bulk of the work on large data) runs:
         ``"local"`` on this process's threads, ``"dask"`` on the workers of a
@@ -156,8 +161,28 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
     [([0, 1, 2], [0, 1, 2]), ([3, 4, 5], [3, 4, 5])]
     """
 
+    _constraints = {
+        "n_bands": [Interval(int, 1, None)],
+        "band_size": [Interval(int, 1, 64)],
+        "min_rows": [Interval(int, 1, None)],
+        "min_cols": [Interval(int, 1, None)],
+        "max_feature_freq": [Interval(float, 0, 1, closed="right")],
+        "min_density": [Interval(float, 0, 1, closed="right")],
+        "transpose": [BOOLEAN],
+        "min_bucket": [Interval(int, 1, None)],
+        "skip_covered": [BOOLEAN],
+        "assign_uncovered": [BOOLEAN],
+        "max_concepts": [Interval(int, 1, None)],
+        "lsh_memory": [Interval(int, 1 << 20, None)],
+        "binarize": [NONE, Interval(float)],
+        "backend": [Options("local", "dask")],
+        "scheduler": [Instance(object, description="an address, a distributed.Client or None")],
+        "random_state": [NONE, Interval(int, 0, None), Instance(np.random.Generator)],
+    }
+
     def __init__(
         self,
+        *,
         n_bands: int = 1000,
         band_size: int = 3,
         min_rows: int = 2,
@@ -192,29 +217,13 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         self.scheduler = scheduler
         self.random_state = random_state
 
-    def _validate_params(self) -> None:
-        check_int(self.n_bands, "n_bands", 1)
-        check_int(self.band_size, "band_size", 1, 64)
-        check_int(self.min_rows, "min_rows", 1)
-        check_int(self.min_cols, "min_cols", 1)
-        check_int(self.min_bucket, "min_bucket", 1)
-        check_int(self.max_concepts, "max_concepts", 1)
-        check_int(self.lsh_memory, "lsh_memory", 1 << 20)
-        b = self.binarize
-        if b is not None and (isinstance(b, bool) or not isinstance(b, (int, float, np.number)) or not np.isfinite(b)):
-            raise ValueError(f"binarize must be None or a finite number, got {b!r}")
-        check_fraction(self.max_feature_freq, "max_feature_freq")
-        check_fraction(self.min_density, "min_density")
-        for flag in ("transpose", "skip_covered", "assign_uncovered"):
-            if not isinstance(getattr(self, flag), (bool, np.bool_)):
-                raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
-        if self.backend not in ("local", "dask"):
-            raise ValueError(f'backend must be "local" or "dask", got {self.backend!r}')
+    def check_params(self) -> None:
+        """Raise ValueError naming the first invalid parameter (``fit`` calls it first)."""
+        check_params(self)
         if self.scheduler is not None and self.backend != "dask":
-            raise ValueError('scheduler is only used with backend="dask"')
-        rs = self.random_state
-        if not (rs is None or isinstance(rs, np.random.Generator) or (isinstance(rs, (int, np.integer)) and rs >= 0)):
-            raise ValueError(f"random_state must be None, a non-negative int or a numpy Generator, got {rs!r}")
+            raise ValueError('HBLCoClust: scheduler is only used with backend="dask"')
+        if self.backend == "dask" and importlib.util.find_spec("distributed") is None:
+            raise ValueError('HBLCoClust: backend="dask" needs dask.distributed: pip install "hblcoclust[dask]"')
 
     # -- fitting -------------------------------------------------------------------
     def fit(self, X, y=None) -> HBLCoClust:
@@ -232,7 +241,45 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
+        self.check_params()
+        X = self._relation(X)
+        timings = {}
+        t0 = time.perf_counter()
+        rng = np.random.default_rng(self.random_state)
+        n_obj, n_feat = X.shape
+        self.n_features_in_ = n_feat
+
+        with _timed(timings, "filter"):  # step 1: frequent features
+            df = np.bincount(X.indices, minlength=n_feat)
+            self.feature_mask_ = df <= self.max_feature_freq * n_obj + DENSITY_TOLERANCE
+            kept = np.flatnonzero(self.feature_mask_)
+            D = X[:, kept].tocsr() if len(kept) < n_feat else X
+            Dt = D.T.tocsr()
+        with _timed(timings, "lsh"):  # step 2: LSH seeds, from objects and (optionally) from features
+            seeds = self._seeds(D, Dt, rng)
+            self.n_seeds_ = len(seeds)
+        with _timed(timings, "regions"):  # step 3
+            regions = find_regions(D, Dt, seeds, self.min_rows, self.min_cols, self.skip_covered, self.lsh_memory)
+            self.n_regions_ = len(regions)
+        with _timed(timings, "inclose"):  # step 4: In-Close2 on every region
+            cc = _enumerate(D, regions, self.min_rows, self.min_cols, self.max_concepts, self.min_density)
+        with _timed(timings, "relax"):  # step 5: relaxation, once per distinct feature set
+            cc = cc.select(unique_by_cols(cc))
+            self.n_concepts_ = len(cc)
+            cc = relax(D, Dt, cc.col_ptr, cc.col_idx, self.min_density, self.min_rows, self.min_cols, self.lsh_memory)
+        with _timed(timings, "merge"):  # step 6: merge equal feature sets
+            cc = merge_equal_columns(D, cc, self.min_density, self.min_rows)
+            if self.assign_uncovered:
+                rp, ri = assign_uncovered(D, cc.row_ptr, cc.row_idx, cc.col_ptr, cc.col_idx)
+                cc = Blocks(rp, ri, cc.col_ptr, cc.col_idx)
+            cc = cc.select(_canonical_order(cc))
+        timings["total"] = time.perf_counter() - t0
+        self.timings_ = timings
+        self._keep(cc, kept, n_obj)
+        return self
+
+    def _relation(self, X) -> sp.csr_matrix:
+        """``X`` as the canonical binary CSR relation (Dask collections and Parquet paths read)."""
         if isinstance(X, str) or _is_dask_collection(X):
             from .dask import pairs_to_csr
 
@@ -243,27 +290,12 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         if self.binarize is not None:
             X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)
             X = X > self.binarize
-        X = check_binary_matrix(X)
-        timings = {}
-        t0 = time.perf_counter()
-        rng = np.random.default_rng(self.random_state)
-        n_obj, n_feat = X.shape
-        self.n_features_in_ = n_feat
+        return check_binary_matrix(X)
 
-        # Step 1: filter frequent features
-        df = np.bincount(X.indices, minlength=n_feat)
-        self.feature_mask_ = df <= self.max_feature_freq * n_obj + 1e-9
-        kept = np.flatnonzero(self.feature_mask_)
-        D = X[:, kept].tocsr() if len(kept) < n_feat else X
-        Dt = D.T.tocsr()
-        row_deg = np.diff(D.indptr)
-        col_deg = np.diff(Dt.indptr)
-        timings["filter"] = time.perf_counter() - t0
-
-        # Step 2: LSH seeds, from objects and (optionally) from features
-        t = time.perf_counter()
-        n_hash = self.n_bands * self.band_size
-        hashes = HashFamily.sample(n_hash, rng)
+    def _seeds(self, D, Dt, rng) -> Blocks:
+        """Step 2: the distinct LSH seeds of the objects, and of the features when ``transpose``."""
+        row_deg, col_deg = np.diff(D.indptr), np.diff(Dt.indptr)
+        hashes = HashFamily.sample(self.n_bands * self.band_size, rng)
         self.lsh_stats_ = {"objects": {}, "features": {}}
         with self._seed_finder() as seeds_of:
             rep, weight = duplicate_rows(D)
@@ -272,48 +304,19 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
                          row_weight=weight, stats=self.lsh_stats_["objects"])
             ]  # fmt: skip
             if self.transpose:
-                hashes_t = HashFamily.sample(n_hash, rng)
+                hashes_t = HashFamily.sample(self.n_bands * self.band_size, rng)
                 rep_t, weight_t = duplicate_rows(Dt)
                 st = seeds_of(Dt, hashes_t, row_ok=rep_t & (col_deg >= self.min_rows), key_ok=row_deg >= self.min_cols,
                               row_weight=weight_t, stats=self.lsh_stats_["features"])  # fmt: skip
                 # a feature bucket with its key objects, in (objects, features) terms
                 seeds.append(st.transposed())
-        seeds = Blocks.concat(seeds).unique()
-        self.n_seeds_ = len(seeds)
-        timings["lsh"] = time.perf_counter() - t
+        return Blocks.concat(seeds).unique()
 
-        # Step 3: regions
-        t = time.perf_counter()
-        regions = find_regions(D, Dt, seeds, self.min_rows, self.min_cols, self.skip_covered)
-        self.n_regions_ = len(regions)
-        timings["regions"] = time.perf_counter() - t
-
-        # Step 4: In-Close2 on every region
-        t = time.perf_counter()
-        cc = _enumerate(D, regions, self.min_rows, self.min_cols, self.max_concepts, self.min_density)
-        timings["inclose"] = time.perf_counter() - t
-
-        # Step 5: relaxation, once per distinct feature set
-        t = time.perf_counter()
-        cc = cc.select(unique_by_cols(cc))
-        self.n_concepts_ = len(cc)
-        cc = relax(D, Dt, cc.col_ptr, cc.col_idx, self.min_density, self.min_rows, self.min_cols)
-        timings["relax"] = time.perf_counter() - t
-
-        # Step 6: merge equal feature sets
-        t = time.perf_counter()
-        cc = merge_equal_columns(D, cc, self.min_density, self.min_rows)
-        if self.assign_uncovered:
-            rp, ri = assign_uncovered(D, cc.row_ptr, cc.row_idx, cc.col_ptr, cc.col_idx)
-            cc = Blocks(rp, ri, cc.col_ptr, cc.col_idx)
-        cc = cc.select(_canonical_order(cc))
-        timings["merge"] = time.perf_counter() - t
-        timings["total"] = time.perf_counter() - t0
-
+    def _keep(self, cc: Blocks, kept: np.ndarray, n_obj: int) -> None:
+        """Store the co-clusters found (feature indices back in the input's numbering)."""
         self._row_ptr, self._row_idx = cc.row_ptr, cc.row_idx
         self._col_ptr, self._col_idx = cc.col_ptr, kept[cc.col_idx]
         self.n_rows_in_ = n_obj
-        self.timings_ = timings
         self.coclusters_ = [
             (
                 self._row_idx[self._row_ptr[i] : self._row_ptr[i + 1]],
@@ -323,7 +326,6 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         ]
         self.__dict__.pop("_rows_cache", None)
         self.__dict__.pop("_cols_cache", None)
-        return self
 
     @contextlib.contextmanager
     def _seed_finder(self):
@@ -393,6 +395,13 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         if sp.issparse(data):
             return sp.csr_matrix(data)[r][:, c]
         return np.asarray(data)[np.ix_(r, c)]
+
+
+@contextlib.contextmanager
+def _timed(timings: dict, name: str):
+    t = time.perf_counter()
+    yield
+    timings[name] = time.perf_counter() - t
 
 
 def _is_dask_collection(X) -> bool:

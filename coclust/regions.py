@@ -22,24 +22,18 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._kernels import lowest_bit_index
+from ._kernels import lower_bound, lowest_bit_index
 from ._kernels import popcount as _popcount
 from ._parallel import for_ranges
 from .blocks import Blocks
-from .inclose import column_bitsets
+from .concepts import column_bitsets
 
 
 @numba.njit(inline="always")
 def _contains(idx, lo, hi, v):
     # binary search in the sorted slice idx[lo:hi]
-    end = hi
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if idx[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < end and idx[lo] == v
+    p = lower_bound(idx, lo, hi, v)
+    return p < hi and idx[p] == v
 
 
 @numba.njit
@@ -70,6 +64,15 @@ def _intersect_lists(ptr, idx, members, m0, m1, out, o0, write):
     return n
 
 
+@numba.njit(inline="always")
+def _list_cost(ptr, members, m0, m1):
+    # total length of the index lists of members[m0:m1]
+    cost = 0
+    for t in range(m0, m1):
+        cost += ptr[members[t] + 1] - ptr[members[t]]
+    return cost
+
+
 @numba.njit(nogil=True, cache=True)
 def _regions(
     csr_ptr, csr_idx, csc_ptr, csc_idx,
@@ -82,29 +85,21 @@ def _regions(
         n_out_rows[i] = 0
         n_out_cols[i] = 0
         # the cheaper intersection first: most seeds fail one of the two sizes
-        row_cost = 0
-        for t in range(feat_ptr[s], feat_ptr[s + 1]):
-            row_cost += csc_ptr[feat_idx[t] + 1] - csc_ptr[feat_idx[t]]
-        col_cost = 0
-        for t in range(obj_ptr[s], obj_ptr[s + 1]):
-            col_cost += csr_ptr[obj_idx[t] + 1] - csr_ptr[obj_idx[t]]
-        nr = 0
-        nc = 0
+        rows_first = _list_cost(csc_ptr, feat_idx, feat_ptr[s], feat_ptr[s + 1]) <= _list_cost(
+            csr_ptr, obj_idx, obj_ptr[s], obj_ptr[s + 1]
+        )
+        nr = nc = 0
         for side in range(2):
-            if (side == 0) == (row_cost <= col_cost):
-                nr = _intersect_lists(
-                    csc_ptr, csc_idx, feat_idx, feat_ptr[s], feat_ptr[s + 1],
-                    out_rows, out_row_ptr[i], write,
-                )  # fmt: skip
-                if nr < min_rows:
-                    break
+            if (side == 0) == rows_first:
+                nr = _intersect_lists(csc_ptr, csc_idx, feat_idx, feat_ptr[s], feat_ptr[s + 1], out_rows,
+                                      out_row_ptr[i], write)  # fmt: skip
+                big_enough = nr >= min_rows
             else:
-                nc = _intersect_lists(
-                    csr_ptr, csr_idx, obj_idx, obj_ptr[s], obj_ptr[s + 1],
-                    out_cols, out_col_ptr[i], write,
-                )  # fmt: skip
-                if nc < min_cols:
-                    break
+                nc = _intersect_lists(csr_ptr, csr_idx, obj_idx, obj_ptr[s], obj_ptr[s + 1], out_cols,
+                                      out_col_ptr[i], write)  # fmt: skip
+                big_enough = nc >= min_cols
+            if not big_enough:
+                break
         else:
             n_out_rows[i] = nr
             n_out_cols[i] = nc
@@ -207,11 +202,9 @@ def _first_covering(
     return order[keep]
 
 
-# Bitsets of all rows and all columns are used when they fit in this many bytes.
-_BITSET_BYTES = 512 << 20
-
-
-def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covered: bool = False) -> Blocks:
+def find_regions(
+    X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covered: bool, memory: int
+) -> Blocks:
     """Regions of at least ``min_rows`` × ``min_cols`` of ``seeds``, de-duplicated.
 
     With ``skip_covered`` (the author's heuristic) regions are visited largest first and one
@@ -219,11 +212,11 @@ def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covere
     ``n_rows + n_cols`` regions, whatever the number of seeds.
 
     ``X`` is the CSR matrix and ``Xt`` its transpose in CSR (= CSC of ``X``).  Intersections
-    use bitsets when those of every row and column fit in 512 MB (dense relations such as
-    MovieLens), sorted index lists otherwise.
+    use bitsets when those of every row and column fit in ``memory`` bytes (the estimator's
+    working-memory budget; dense relations such as MovieLens), sorted index lists otherwise.
     """
     n_rows, n_cols = X.shape
-    use_bits = n_rows * ((n_cols + 63) // 64) * 8 + n_cols * ((n_rows + 63) // 64) * 8 <= _BITSET_BYTES
+    use_bits = n_rows * ((n_cols + 63) // 64) * 8 + n_cols * ((n_rows + 63) // 64) * 8 <= memory
     if use_bits:
         row_bits = column_bitsets(Xt)  # bitset of each row over the columns
         col_bits = column_bitsets(X)

@@ -25,16 +25,12 @@ import numba
 import numpy as np
 
 from ._arrays import first_occurrences, group_ids, unique_sorted
-from ._kernels import argsort_u64, lowest_bit_index, sort_nonnegative
-from ._kernels import grow as _grow
+from ._kernels import append_block, argsort_u64, lower_bound, lowest_bit_index, sort_nonnegative
 from ._kernels import popcount as _popcount
 from ._parallel import chunk_bounds, map_chunks, n_threads
 from .blocks import Blocks
-from .inclose import column_bitsets
-
-_EPS = 1e-9
-# Column bitsets (columns × rows/64 words) are used in relaxation when they fit in this many bytes.
-_COL_BITS_BYTES = 256 << 20
+from .concepts import column_bitsets
+from .params import DENSITY_TOLERANCE as _EPS
 
 
 @numba.njit(inline="always")
@@ -50,15 +46,37 @@ def _n_at_least(desc, need):
     return lo
 
 
+@numba.njit
+def _counted_at_least(ptr, idx, sources, count, touched, need):
+    """The indices met at least ``need`` times along the lists ``idx[ptr[s]:ptr[s + 1]]`` of the
+    ``sources``, written at the front of ``touched`` in first-met order; returns how many.
+    ``count`` is all zeros on entry and on return."""
+    nt = 0
+    for s in sources:
+        for q in range(ptr[s], ptr[s + 1]):
+            r = idx[q]
+            if count[r] == 0:
+                touched[nt] = r
+                nt += 1
+            count[r] += 1
+    kept = 0
+    for t in range(nt):
+        r = touched[t]
+        if count[r] >= need:
+            touched[kept] = r
+            kept += 1
+        count[r] = 0
+    return kept
+
+
 @numba.njit(nogil=True, cache=True)
 def _relax_chunk(
     csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols, col_ptr, col_idx, lo, hi, density, min_rows, min_cols,
     col_bits, sorted_bits, deg_order, deg_sorted,
 ):  # fmt: skip
-    row_count = np.zeros(n_rows, dtype=np.int64)
-    col_count = np.zeros(n_cols, dtype=np.int64)
-    touched_r = np.empty(n_rows, dtype=np.int64)
-    touched_c = np.empty(n_cols, dtype=np.int64)
+    # per row and per column: a count, and a list of those met
+    row_count, touched_r = np.zeros(n_rows, dtype=np.int64), np.empty(n_rows, dtype=np.int64)
+    col_count, touched_c = np.zeros(n_cols, dtype=np.int64), np.empty(n_cols, dtype=np.int64)
     row_bits = np.zeros(max(1, col_bits.shape[1]), dtype=np.uint64)
     o_rptr = np.zeros(hi - lo + 1, dtype=np.int64)
     o_cptr = np.zeros(hi - lo + 1, dtype=np.int64)
@@ -113,22 +131,8 @@ def _relax_chunk(
                     v &= v - np.uint64(1)
             rows = touched_r  # the bit scan found them in increasing order
         else:
-            nt = 0
-            for p in range(col_ptr[g], col_ptr[g + 1]):
-                f = col_idx[p]
-                for q in range(csc_ptr[f], csc_ptr[f + 1]):
-                    r = csc_idx[q]
-                    if row_count[r] == 0:
-                        touched_r[nt] = r
-                        nt += 1
-                    row_count[r] += 1
             # filter first, sort only what is kept: touched lists are long on dense data
-            for t in range(nt):
-                r = touched_r[t]
-                if row_count[r] >= need:
-                    touched_r[nr] = r
-                    nr += 1
-                row_count[r] = 0
+            nr = _counted_at_least(csc_ptr, csc_idx, col_idx[col_ptr[g] : col_ptr[g + 1]], row_count, touched_r, need)
             sort_nonnegative(touched_r, nr)
             rows = touched_r
         if nr < min_rows:
@@ -156,32 +160,11 @@ def _relax_chunk(
                     touched_c[nc] = deg_order[t]
                     nc += 1
         else:
-            nc_t = 0
-            for t in range(nr):
-                r = rows[t]
-                for q in range(csr_ptr[r], csr_ptr[r + 1]):
-                    f = csr_idx[q]
-                    if col_count[f] == 0:
-                        touched_c[nc_t] = f
-                        nc_t += 1
-                    col_count[f] += 1
-            for t in range(nc_t):
-                f = touched_c[t]
-                if col_count[f] >= need:
-                    touched_c[nc] = f
-                    nc += 1
-                col_count[f] = 0
+            nc = _counted_at_least(csr_ptr, csr_idx, rows[:nr], col_count, touched_c, need)
         if nc < min_cols:
             continue
         sort_nonnegative(touched_c, nc)
-        o_ridx = _grow(o_ridx, o_rptr[n] + nr)
-        for t in range(nr):
-            o_ridx[o_rptr[n] + t] = rows[t]
-        o_rptr[n + 1] = o_rptr[n] + nr
-        o_cidx = _grow(o_cidx, o_cptr[n] + nc)
-        for t in range(nc):
-            o_cidx[o_cptr[n] + t] = touched_c[t]
-        o_cptr[n + 1] = o_cptr[n] + nc
+        o_ridx, o_cidx = append_block(o_rptr, o_ridx, o_cptr, o_cidx, n, rows, nr, touched_c, nc)
         n += 1
     return o_rptr[: n + 1], o_ridx[: o_rptr[n]], o_cptr[: n + 1], o_cidx[: o_cptr[n]]
 
@@ -195,15 +178,7 @@ def _gallop(lst, lo, hi, x):
     step = 1
     while lo + step < hi and lst[lo + step] < x:
         step *= 2
-    a = lo + step // 2 + 1
-    b = min(lo + step, hi)
-    while a < b:
-        m = (a + b) >> 1
-        if lst[m] < x:
-            a = m + 1
-        else:
-            b = m
-    return a
+    return lower_bound(lst, lo + step // 2 + 1, min(lo + step, hi), x)
 
 
 @numba.njit(inline="always")
@@ -230,6 +205,23 @@ def _keep_in_all(cand, m, ptr, idx, lists, order, min_keep):
     return m
 
 
+@numba.njit
+def _common(ptr, idx, members, out, min_keep):
+    """The values found in every sorted list ``idx[ptr[m]:ptr[m + 1]]`` of the ``members``,
+    written sorted at the front of ``out``: the shortest list, filtered by the others; returns
+    how many (fewer than ``min_keep`` may be an early stop)."""
+    deg = np.empty(members.shape[0], dtype=np.int64)
+    for t in range(members.shape[0]):
+        deg[t] = ptr[members[t] + 1] - ptr[members[t]]
+    order = np.argsort(deg)
+    first = members[order[0]]
+    n = 0
+    for q in range(ptr[first], ptr[first + 1]):
+        out[n] = idx[q]
+        n += 1
+    return _keep_in_all(out, n, ptr, idx, members, order, min_keep)
+
+
 @numba.njit(nogil=True, cache=True)
 def _closure_chunk(csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols, col_ptr, col_idx, lo, hi, min_rows, min_cols):
     """Relaxation at density 1 (the Galois closure) of the column sets ``lo..hi-1``: the rows
@@ -247,38 +239,13 @@ def _closure_chunk(csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols, col_ptr, 
         B = col_idx[col_ptr[g] : col_ptr[g + 1]]
         if B.shape[0] == 0:
             continue
-        deg = np.empty(B.shape[0], dtype=np.int64)
-        for t in range(B.shape[0]):
-            deg[t] = csc_ptr[B[t] + 1] - csc_ptr[B[t]]
-        order = np.argsort(deg)
-        f = B[order[0]]
-        nr = 0
-        for q in range(csc_ptr[f], csc_ptr[f + 1]):
-            rows[nr] = csc_idx[q]
-            nr += 1
-        nr = _keep_in_all(rows, nr, csc_ptr, csc_idx, B, order, min_rows)
+        nr = _common(csc_ptr, csc_idx, B, rows, min_rows)
         if nr == 0 or nr < min_rows:
             continue
-        deg = np.empty(nr, dtype=np.int64)
-        for t in range(nr):
-            deg[t] = csr_ptr[rows[t] + 1] - csr_ptr[rows[t]]
-        order = np.argsort(deg)
-        r = rows[order[0]]
-        nc = 0
-        for q in range(csr_ptr[r], csr_ptr[r + 1]):
-            cols[nc] = csr_idx[q]
-            nc += 1
-        nc = _keep_in_all(cols, nc, csr_ptr, csr_idx, rows[:nr], order, min_cols)
+        nc = _common(csr_ptr, csr_idx, rows[:nr], cols, min_cols)
         if nc < min_cols:
             continue
-        o_ridx = _grow(o_ridx, o_rptr[n] + nr)
-        for t in range(nr):
-            o_ridx[o_rptr[n] + t] = rows[t]
-        o_rptr[n + 1] = o_rptr[n] + nr
-        o_cidx = _grow(o_cidx, o_cptr[n] + nc)
-        for t in range(nc):
-            o_cidx[o_cptr[n] + t] = cols[t]
-        o_cptr[n + 1] = o_cptr[n] + nc
+        o_ridx, o_cidx = append_block(o_rptr, o_ridx, o_cptr, o_cidx, n, rows, nr, cols, nc)
         n += 1
     return o_rptr[: n + 1], o_ridx[: o_rptr[n]], o_cptr[: n + 1], o_cidx[: o_cptr[n]]
 
@@ -288,8 +255,11 @@ def unique_by_cols(blocks: Blocks) -> np.ndarray:
     return first_occurrences(blocks.column_hashes())
 
 
-def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: int) -> Blocks:
-    """Relax the co-clusters with columns ``col_idx[col_ptr[i]:col_ptr[i+1]]``; drop the too small."""
+def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: int, memory: int) -> Blocks:
+    """Relax the co-clusters with columns ``col_idx[col_ptr[i]:col_ptr[i+1]]``; drop the too small.
+
+    Below density 1 the counts use column bitsets when their two copies fit in half of
+    ``memory`` bytes (the estimator's working-memory budget), index lists otherwise."""
     cost = np.diff(col_ptr)
     bounds = chunk_bounds(cost, 4 * n_threads())
     if min_density >= 1.0:
@@ -305,7 +275,7 @@ def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: 
     deg = np.diff(Xt.indptr)
     deg_order = np.argsort(-deg, kind="stable").astype(np.int64)
     deg_sorted = deg[deg_order].astype(np.int64)
-    if 2 * X.shape[1] * words * 8 <= _COL_BITS_BYTES:
+    if 2 * X.shape[1] * words * 8 <= memory // 2:
         col_bits = column_bitsets(X)
         # the same bitsets in decreasing degree: step 2 scans a prefix of them, in memory order
         sorted_bits = col_bits[deg_order]

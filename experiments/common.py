@@ -4,16 +4,14 @@ methods, and writing results."""
 from __future__ import annotations
 
 import json
-import os
-import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+from .runner import data_home
+
 RESULTS = Path(__file__).parent / "results"
 STATS = ("n_coclusters", "objects_covered", "features_covered", "mean_size", "purity", "nmi", "pmi", "seconds")
 
@@ -26,8 +24,8 @@ PAPER_PARAMS = {
     "classic3": (50, 4, 2000, 3, 0.2, 0.5),
     "multi5": (5, 5, 1000, 3, 0.95, 0.5),
     "multi10": (5, 5, 2000, 3, 0.95, 0.5),
-    "movielens": (2, 2, 5000, 4, 0.0, 0.8),
 }
+# (the MovieLens row, 2, 2, 5000, 4, 0.0, 0.8, is recsys.model.settings.PAPER_PARAMS: one definition)
 
 # The paper's tables (statsCat, resultsCat, statsText, resultsText): # co-clusters, objects, features, size,
 # purity, NMI, PMI.  Feature coverage of Soybean S is printed as 57.78 / 70.83 in the paper (a percentage
@@ -66,52 +64,6 @@ PAPER_RESULTS = {
         "spectral": (10, 1.00, None, None, 0.57, 0.55, None),
     },
 }
-PAPER_KEYS = ("n_coclusters", "objects_covered", "features_covered", "mean_size", "purity", "nmi", "pmi")
-
-
-def data_home(arg: Path | None = None) -> Path:
-    """The data home: ``arg`` if given, else the project's rule (``$RECSYS_DATA``, else ``~/recsys_data``)."""
-    from ingest.datahome import data_home as project_data_home
-
-    return project_data_home(arg)
-
-
-def run_child(
-    args: list[str],
-    *,
-    env: dict | None = None,
-    timeout: float | None = None,
-    memory_gb: float | None = None,
-    check: bool = False,
-) -> subprocess.CompletedProcess:
-    """Run ``python args...`` in a fresh process from the repository root (its own peak memory,
-    its own numba state), capturing text output; ``memory_gb`` caps its address space."""
-
-    def limit():  # pragma: no cover - runs in the child
-        if memory_gb:
-            cap = int(memory_gb * (1 << 30))
-            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=full_env,
-        timeout=timeout,
-        check=check,
-        preexec_fn=limit if memory_gb else None,
-    )
-
-
-def child_json(args: list[str], **kwargs) -> dict:
-    """:func:`run_child`, then the JSON object the child printed last; its stderr on failure."""
-    res = run_child(args, **kwargs)
-    if res.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} failed (exit {res.returncode}):\n{res.stderr[-3000:]}")
-    return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def provenance(started: float, **extra) -> dict:
@@ -231,11 +183,11 @@ def run_suite(args, extra_methods) -> tuple[dict, dict, dict, dict]:
 
     Returns ``(results, params, per_run, relations)``.
     """
-    from ingest.benchmarks import read_benchmark
+    from ingest.corpora import read_corpus
 
     results, params, per_run, rels = {}, {}, {}, {}
     for name in args.names:
-        rel = read_benchmark(name, data_home(args.data))
+        rel = read_corpus(name, data_home(args.data))
         p = hbl_params(name, args.variant, **({"n_bands": args.n_bands} if args.n_bands else {}))
         log(f"{name}: {rel.matrix.shape[0]} objects × {rel.matrix.shape[1]} features, {rel.n_relations} relations")
         hbl, runs = run_hbl(rel, p, args.runs)
@@ -248,21 +200,15 @@ def write_results(out: Path, name: str, payload: dict, table: str, started: floa
     """Write ``name.json`` (with ``_provenance``) and ``name.md`` (provenance first) into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     p = provenance(started, **extra)
-    (out / f"{name}.json").write_text(json.dumps({"_provenance": p, **payload}, indent=2, default=_json_default))
+    from recsys.files import json_default
+
+    (out / f"{name}.json").write_text(json.dumps({"_provenance": p, **payload}, indent=2, default=json_default))
     lines = table.split("\n", 2)
     if table.startswith("# ") and len(lines) > 1:
         table = lines[0] + "\n\n" + provenance_md(p) + (lines[2] if len(lines) > 2 else "")
     else:
         table = provenance_md(p) + table
     (out / f"{name}.md").write_text(table)
-
-
-def _json_default(x):
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return str(x)
 
 
 def fmt(v, std=None) -> str:

@@ -22,7 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import RESULTS, child_json, data_home, log, write_results
+from recsys.evaluation.summary import SHORT, TOPN_COLUMNS, markdown_table
+
+from .common import RESULTS, log, write_results
+from .runner import child_json, data_home
 
 KINDS = ("genre", "director", "writer", "cast")
 PAPER_KINDS = ("genre", "director", "cast")
@@ -34,11 +37,6 @@ PAPER = {
 }
 COLUMNS = ("auc_full", "balanced_accuracy_full", "accuracy_full", "majority_accuracy_full", "dislike_recall_full",
            "dislike_precision_full", "coverage", "threshold", "fit_seconds", "predict_seconds")  # fmt: skip
-SHORT = {"auc_full": "AUC", "balanced_accuracy_full": "bal. acc.", "accuracy_full": "accuracy",
-         "majority_accuracy_full": "always-like acc.", "dislike_recall_full": "dislike recall",
-         "dislike_precision_full": "dislike precision", "coverage": "coverage", "threshold": "cut-off",
-         "fit_seconds": "fit s", "predict_seconds": "predict s"}  # fmt: skip
-TOPN_COLUMNS = ("precision@10", "recall@10", "ndcg@10", "hit_rate@10", "catalogue_coverage")
 # the paper's setting: (name, attribute kinds, co-clustered features, skip_covered)
 PAPER_VARIANTS = [
     ("movies and attributes, skip_covered", PAPER_KINDS, "all", True),
@@ -55,13 +53,12 @@ VARIANT_TIMEOUT = 1200
 
 def run_fold(split: str, home, n_boot: int) -> dict:
     from ingest.datasets import load_movies
-    from recsys.evaluation import evaluate
+    from recsys.evaluation import Protocol, evaluate
 
     data = load_movies("ml-100k", split, home, KINDS, 3)
     t = time.perf_counter()
-    res = evaluate(
-        data.train, data.test, data.attributes, data.items, n_boot=n_boot, progress=lambda m: log(f"  [{split}] {m}")
-    )
+    res = evaluate(data.train, data.test, data.attributes, data.items, protocol=Protocol(n_boot=n_boot),
+                   progress=lambda m: log(f"  [{split}] {m}"))  # fmt: skip
     res["wall_seconds"] = time.perf_counter() - t
     return res
 
@@ -69,9 +66,9 @@ def run_fold(split: str, home, n_boot: int) -> dict:
 def paper_variant(kinds: tuple, features: str, skip_covered: bool, home) -> dict:
     """The paper's rule with the paper's parameters on u1 (run in a child process)."""
     from ingest.datasets import load_movies
-    from recsys.evaluation import LIKE, metrics
-    from recsys.fit import PAPER_PARAMS
-    from recsys.model import ProfileRecommender
+    from recsys.evaluation.metrics import metrics
+    from recsys.model import LIKE, ProfileRecommender
+    from recsys.model.settings import PAPER_PARAMS
 
     data = load_movies("ml-100k", "u1", home, kinds, PAPER_TOP_CAST)
     params = {**PAPER_PARAMS, "skip_covered": skip_covered}
@@ -119,19 +116,6 @@ def run_paper_variants(home) -> dict:
 
 
 # -- Markdown ---------------------------------------------------------------------------------
-def _f(v, digits=4) -> str:
-    if v is None or (isinstance(v, float) and not np.isfinite(v)):
-        return "—"
-    return f"{v:.{digits}f}"
-
-
-def _table(rows: dict, columns=COLUMNS) -> list[str]:
-    out = ["| method | " + " | ".join(SHORT.get(c, c) for c in columns) + " |", "|---|" + "---|" * len(columns)]
-    for name, r in rows.items():
-        out.append(f"| {name} | " + " | ".join(_f(r.get(c), 1 if c.endswith("seconds") else 4) for c in columns) + " |")
-    return out
-
-
 def _mean_std(results: dict, folds: list, group: str) -> dict:
     names = list(results[folds[0]][group])
     out = {}
@@ -236,11 +220,11 @@ def markdown(results: dict, folds: list, variants: dict | None) -> str:
         "",
         f"## {first}: every method",
         "",
-        *_table(u1["methods"]),
+        *markdown_table(u1["methods"], COLUMNS),
         "",
         f"## {first}: ablations of the profile model (each refitted with evidence groups removed) and a control",
         "",
-        *_table(u1["ablations"]),
+        *markdown_table(u1["ablations"], COLUMNS),
         "",
     ]
     if "ci" in u1:

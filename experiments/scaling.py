@@ -19,14 +19,14 @@ import contextlib
 import hashlib
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from .common import AUTHOR_CODE, RESULTS, child_json, data_home, log, write_results
+from .common import AUTHOR_CODE, RESULTS, log, write_results
+from .runner import child_json, data_home, peak_rss_mb
 
 # The paper's fixed parameters, with the author's region handling (buckets of 3, covered regions
 # skipped): without it exact enumeration on Soybean large alone exceeds 2 million concepts.  The
@@ -77,14 +77,12 @@ def point(kind: str, name: str, home: str, backend: str = "local", scheduler: st
     processes) is up and its workers have loaded the compiled kernels before the clock starts;
     the peak memory of every worker is reported beside the driver's.
     """
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from benchmarks.memory import peak_rss_mb
     from coclust import HBLCoClust
 
     if kind == "dataset":
-        from ingest.benchmarks import read_benchmark
+        from ingest.corpora import read_corpus
 
-        X = read_benchmark(name, home).matrix
+        X = read_corpus(name, home).matrix
     else:
         X = synthetic(int(float(name)))
     params = dict(random_state=0, **FIXED)

@@ -40,7 +40,6 @@ from .splits import split_ratings
 from .userfiles import read_items, read_ratings
 
 DATASETS = ("ml-100k", "ml-1m", "ml-latest-small", "ml-25m", "demo")
-MOVIE_DATASETS = DATASETS  # kept for callers of the first release
 DEFAULT_KINDS = ("genre", "director", "writer", "cast")
 TAG_MIN_MOVIES = 2
 
@@ -71,13 +70,119 @@ def default_split(name: str, evaluating: bool = False) -> str:
     return "random:0.2:0" if evaluating else "all"
 
 
-def _ensure(name: str, home: Path, marker: Path, download: bool, progress) -> None:
-    """Fetch data set ``name`` when ``marker`` is missing and downloading is allowed."""
-    if marker.exists() or not download:
-        return
-    if progress:
-        progress(f"{name} is not in {home}: downloading it")
-    fetch(name, home, progress=progress is not None)
+@dataclass
+class _Request:
+    """What :func:`load_movies` was asked for, as the per-data-set readers need it."""
+
+    name: str
+    home: Path
+    split: str
+    wanted: tuple | None  # attribute kinds asked for explicitly, None: every kind present
+    top_cast: int | None
+    duplicates: str
+    download: bool
+    progress: object
+
+    def ensure(self, name: str, marker: Path) -> None:
+        """Fetch data set ``name`` when ``marker`` is missing and downloading is allowed."""
+        if marker.exists() or not self.download:
+            return
+        if self.progress:
+            self.progress(f"{name} is not in {self.home}: downloading it")
+        fetch(name, self.home, progress=self.progress is not None)
+
+
+@dataclass
+class _Read:
+    """What a reader found: the ratings, items and attribute tables, IMDb links, notes."""
+
+    ratings: pd.DataFrame
+    items: pd.DataFrame
+    parts: list
+    links: LinkReport | None = None
+    notes: list = field(default_factory=list)
+    test: pd.DataFrame | None = None  # a predefined split's test ratings (ratings is then the training)
+
+
+def _read_demo(req: _Request) -> _Read:
+    from .demo import demo_files
+
+    with demo_files() as (ratings_path, items_path):
+        ratings = read_ratings(ratings_path, duplicates=req.duplicates)
+        items, attrs = read_items(items_path)
+    return _Read(ratings, items, [attrs])
+
+
+def _read_ml100k(req: _Request) -> _Read:
+    folder = req.home / req.name
+    predefined = req.split in ML100K_SPLITS
+    needed = [f"{req.split}.base", f"{req.split}.test"] if predefined else ["u.data"]
+    for file in ("u.item", *needed):  # fetch only when a file this run needs is missing
+        req.ensure(req.name, folder / file)
+    items, genres = read_ml100k_items(require(folder / "u.item", req.name))
+    out = _Read(None, items, [genres])
+    want_people = [k for k in (req.wanted or DEFAULT_KINDS) if k in DETAILS_KINDS]
+    if want_people:
+        details = req.home / "ml-100k-imdb" / "movielens100k_details.json"
+        try:
+            req.ensure("ml-100k-imdb", details)
+            people, detail_links = read_ml100k_details(require(details, "ml-100k-imdb"), req.top_cast)
+        except (MissingDataError, DataError) as exc:
+            if req.wanted is not None:
+                raise
+            out.notes.append(f"director, writer and cast unavailable ({_first_line(exc)}); using genres only")
+        else:
+            out.parts.append(people[people["kind"].isin(want_people)])
+            _, out.links = link_items(items, details=detail_links)
+    if predefined:
+        out.ratings, out.test = load_ml100k_split(req.split, req.home, duplicates=req.duplicates)
+    else:
+        out.ratings = read_ml100k_ratings(require(folder / "u.data", req.name), req.duplicates)
+    return out
+
+
+# a release's ratings and movies files, and their readers
+_RELEASE_FILES = {
+    "ml-1m": ("ratings.dat", read_ml1m_ratings, "movies.dat", read_ml1m_movies),
+    "ml-latest-small": ("ratings.csv", read_csv_ratings, "movies.csv", read_csv_movies),
+    "ml-25m": ("ratings.csv", read_csv_ratings, "movies.csv", read_csv_movies),
+}
+
+
+def _read_release(req: _Request) -> _Read:
+    """ML-1M and the CSV releases: ratings, genres, user tags when present, IMDb when present."""
+    folder = req.home / req.name
+    req.ensure(req.name, folder / dataset(req.name).marker)
+    ratings_file, read_ratings_file, movies_file, read_movies_file = _RELEASE_FILES[req.name]
+    ratings = read_ratings_file(require(folder / ratings_file, req.name), duplicates=req.duplicates)
+    items, genres = read_movies_file(require(folder / movies_file, req.name))
+    out = _Read(ratings, items, [genres])
+    if (folder / "tags.csv").exists() and (req.wanted is None or "tag" in req.wanted):
+        out.parts.append(read_csv_tags(folder / "tags.csv", min_movies=TAG_MIN_MOVIES))
+    _add_imdb(req, out)
+    return out
+
+
+def _add_imdb(req: _Request, out: _Read) -> None:
+    """IMDb's principals (and genres) of a release with ``links.csv``, when the dumps are present."""
+    folder = req.home / req.name
+    people = [k for k in (req.wanted or ()) if k in PRINCIPAL_KINDS]
+    imdb_dir = req.home / "imdb"
+    have_imdb = (folder / "links.csv").exists() and (imdb_dir / "title.principals.tsv.gz").exists()
+    if have_imdb and (req.wanted is None or people):
+        linked, out.links = link_items(out.items, links=read_csv_links(folder / "links.csv"))
+        attrs = imdb_attributes(imdb_dir, linked["tconst"], people or PRINCIPAL_KINDS)
+        attrs = attrs.merge(linked[["item", "tconst"]], on="tconst")
+        out.parts.append(attrs[["item", "kind", "value"]])
+    elif people:
+        raise MissingDataError(
+            f"attribute kinds {people} need IMDb's dumps in {imdb_dir} (run `recsys fetch imdb`) "
+            f"and {folder / 'links.csv'}"
+        )
+
+
+# the reader of each known data set (their files are in the data home's registry, ingest.datahome)
+READERS = {"ml-100k": _read_ml100k, "demo": _read_demo, **dict.fromkeys(_RELEASE_FILES, _read_release)}
 
 
 def load_movies(
@@ -110,82 +215,18 @@ def load_movies(
     progress : callable, optional
         Called with one-line messages (downloads, fallbacks).
     """
-    if name not in DATASETS:
+    if name not in READERS:
         raise DataRequestError(f"unknown data set {name!r}; choose from {', '.join(DATASETS)}, or give --ratings FILE")
-    home = data_home(home)
     split = split or default_split(name)
-    explicit = kinds is not None
-    wanted = tuple(kinds) if explicit else None
-    notes: list[str] = []
-    links = None
-    if name == "demo":
-        from .demo import demo_files
-
-        with demo_files() as (ratings_path, items_path):
-            ratings = read_ratings(ratings_path, duplicates=duplicates)
-            items, attrs = read_items(items_path)
-        parts = [attrs]
-    elif name == "ml-100k":
-        folder = home / name
-        needed = [f"{split}.base", f"{split}.test"] if split in ML100K_SPLITS else ["u.data"]
-        for file in ("u.item", *needed):  # fetch only when a file this run needs is missing
-            _ensure(name, home, folder / file, download, progress)
-        items, genres = read_ml100k_items(require(folder / "u.item", name))
-        parts = [genres]
-        want_people = [k for k in (wanted or DEFAULT_KINDS) if k in DETAILS_KINDS]
-        if want_people:
-            details = home / "ml-100k-imdb" / "movielens100k_details.json"
-            try:
-                _ensure("ml-100k-imdb", home, details, download, progress)
-                people, detail_links = read_ml100k_details(require(details, "ml-100k-imdb"), top_cast)
-            except (MissingDataError, DataError) as exc:
-                if explicit:
-                    raise
-                people = None
-                notes.append(f"director, writer and cast unavailable ({_first_line(exc)}); using genres only")
-            if people is not None:
-                parts.append(people[people["kind"].isin(want_people)])
-                _, links = link_items(items, details=detail_links)
-        ratings = None
-    else:
-        folder = home / name
-        marker = folder / dataset(name).marker
-        _ensure(name, home, marker, download, progress)
-        if name == "ml-1m":
-            ratings = read_ml1m_ratings(require(folder / "ratings.dat", name), duplicates=duplicates)
-            items, genres = read_ml1m_movies(require(folder / "movies.dat", name))
-            parts = [genres]
-        else:
-            ratings = read_csv_ratings(require(folder / "ratings.csv", name), duplicates=duplicates)
-            items, genres = read_csv_movies(require(folder / "movies.csv", name))
-            parts = [genres]
-            if (folder / "tags.csv").exists() and (wanted is None or "tag" in wanted):
-                parts.append(read_csv_tags(folder / "tags.csv", min_movies=TAG_MIN_MOVIES))
-        people = [k for k in (wanted or ()) if k in PRINCIPAL_KINDS]
-        imdb_dir = home / "imdb"
-        have_imdb = (folder / "links.csv").exists() and (imdb_dir / "title.principals.tsv.gz").exists()
-        if have_imdb and (wanted is None or people):
-            linked, links = link_items(items, links=read_csv_links(folder / "links.csv"))
-            attrs = imdb_attributes(imdb_dir, linked["tconst"], people or PRINCIPAL_KINDS)
-            attrs = attrs.merge(linked[["item", "tconst"]], on="tconst")
-            parts.append(attrs[["item", "kind", "value"]])
-        elif people:
-            raise MissingDataError(
-                f"attribute kinds {people} need IMDb's dumps in {imdb_dir} (run `recsys fetch imdb`) "
-                f"and {folder / 'links.csv'}"
-            )
-    if name == "ml-100k":
-        if split in ML100K_SPLITS:
-            train, test = load_ml100k_split(split, home, duplicates=duplicates)
-        else:
-            train, test = split_ratings(read_ml100k_ratings(require(home / name / "u.data", name), duplicates), split)
-    else:
-        if split in ML100K_SPLITS:
-            raise DataRequestError(f"{name} has no split {split!r}; use a generic split such as random:0.2:0")
-        train, test = split_ratings(ratings, split)
-    attributes = _attributes(parts, wanted, name)
-    return MovieData(name, split, train, test, items[["item", "title"]], attributes, links,
-                     sorted(attributes["kind"].unique()), notes)  # fmt: skip
+    if split in ML100K_SPLITS and name != "ml-100k":
+        raise DataRequestError(f"{name} has no split {split!r}; use a generic split such as random:0.2:0")
+    wanted = tuple(kinds) if kinds is not None else None
+    req = _Request(name, data_home(home), split, wanted, top_cast, duplicates, download, progress)
+    got = READERS[name](req)
+    train, test = (got.ratings, got.test) if got.test is not None else split_ratings(got.ratings, split)
+    attributes = _attributes(got.parts, wanted, name)
+    return MovieData(name, split, train, test, got.items[["item", "title"]], attributes, got.links,
+                     sorted(attributes["kind"].unique()), got.notes)  # fmt: skip
 
 
 def load_files(
@@ -212,6 +253,55 @@ def load_files(
     train, test = split_ratings(r, split)
     attributes = _attributes([attrs], tuple(kinds) if kinds is not None else None, str(items or ratings))
     return MovieData("files", split, train, test, item_table, attributes, None, sorted(attributes["kind"].unique()))
+
+
+@dataclass
+class DataSource:
+    """Where ratings come from: a known data set (``dataset``, default ml-100k) or your own files
+    (``ratings`` and optionally ``items``), with the split, attribute kinds and reading options
+    of :func:`load_movies` and :func:`load_files`."""
+
+    dataset: str | None = None
+    ratings: str | Path | None = None
+    items: str | Path | None = None
+    split: str | None = None
+    kinds: list[str] | None = None
+    top_cast: int | None = 3  # 0 or None keeps every billed cast member
+    ratings_columns: dict | None = None
+    item_columns: dict | None = None
+    duplicates: str = "error"
+    download: bool = True
+    home: str | Path | None = None
+
+    def describe(self) -> dict:
+        """Where the data came from, for a model's or a result's provenance."""
+        if self.ratings is not None:
+            return {"ratings_file": str(self.ratings), "items_file": str(self.items) if self.items else None}
+        return {"dataset": self.dataset or "ml-100k"}
+
+    def load(self, evaluating: bool = False, progress=None) -> MovieData:
+        """The data; the default split is the data set's own (:func:`default_split`), ``evaluating``
+        choosing one with test ratings."""
+        from .userfiles import DUPLICATES
+
+        if self.duplicates not in DUPLICATES:
+            raise DataRequestError(f"--duplicates must be one of {', '.join(DUPLICATES)}, got {self.duplicates!r}")
+        if self.top_cast is not None and self.top_cast < 0:
+            raise DataRequestError(f"--top-cast must be 0 (all) or more, got {self.top_cast}")
+        if self.kinds is not None and not self.kinds:
+            raise DataRequestError("--attributes is empty; give e.g. genre,director,writer,cast")
+        if self.ratings is not None:
+            if self.dataset is not None:
+                raise DataRequestError("give either --dataset or --ratings, not both")
+            return load_files(self.ratings, self.items, self.split or default_split("files", evaluating), self.kinds,
+                              columns=self.ratings_columns, item_columns=self.item_columns,
+                              duplicates=self.duplicates)  # fmt: skip
+        if self.items is not None:
+            raise DataRequestError("--items goes with --ratings (your own data)")
+        name = self.dataset or "ml-100k"
+        return load_movies(name, self.split or default_split(name, evaluating), self.home, self.kinds,
+                           self.top_cast or None, duplicates=self.duplicates, download=self.download,
+                           progress=progress)  # fmt: skip
 
 
 def _attributes(parts: list, wanted, name: str) -> pd.DataFrame:

@@ -5,7 +5,7 @@ A feature is ``kind:value:P``: ``kind`` the attribute kind (``movie``, ``genre``
 ``Y`` (liked) or ``N`` (disliked).  Without its polarity a feature is an *attribute*
 (``genre:Drama``); an item's own attribute is ``movie:<item id>``.
 
->>> f = Feature("genre", "Sci-Fi", LIKE)
+>>> f = Feature("genre", "Sci-Fi", LIKED)
 >>> str(f), f.attribute
 ('genre:Sci-Fi:Y', 'genre:Sci-Fi')
 >>> Feature.parse("director:Ridley Scott:N")
@@ -20,8 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-LIKE, DISLIKE = "Y", "N"
-POLARITIES = (LIKE, DISLIKE)
+# The polarity letters of a feature (a recommender's verdicts, "like" / "dislike", are other names:
+# recsys.model.settings).
+LIKED, DISLIKED = "Y", "N"
+POLARITIES = (LIKED, DISLIKED)
 ITEM_KIND = "movie"
 
 
@@ -37,7 +39,7 @@ class Feature:
         if not self.kind or ":" in self.kind:
             raise ValueError(f"an attribute kind is a non-empty name without ':', got {self.kind!r}")
         if self.polarity not in ("", *POLARITIES):
-            raise ValueError(f"polarity must be {LIKE!r}, {DISLIKE!r} or empty, got {self.polarity!r}")
+            raise ValueError(f"polarity must be {LIKED!r}, {DISLIKED!r} or empty, got {self.polarity!r}")
 
     @property
     def attribute(self) -> str:
@@ -54,10 +56,10 @@ class Feature:
         if not sep:
             raise ValueError(f"not a feature name (kind:value[:Y|N]): {name!r}")
         polarity = ""
-        if with_polarity is not False and rest[-2:] in (":" + LIKE, ":" + DISLIKE):
+        if with_polarity is not False and rest[-2:] in (":" + LIKED, ":" + DISLIKED):
             rest, polarity = rest[:-2], rest[-1]
         elif with_polarity:
-            raise ValueError(f"feature {name!r} has no :{LIKE} or :{DISLIKE} polarity")
+            raise ValueError(f"feature {name!r} has no :{LIKED} or :{DISLIKED} polarity")
         return cls(kind, rest, polarity)
 
 
@@ -89,7 +91,7 @@ def split_features(names) -> tuple[np.ndarray, np.ndarray]:
     tail = np.char.rpartition(names, ":")
     bad = ~np.isin(tail[:, 2], POLARITIES) | (np.char.find(tail[:, 0], ":") < 1)
     if bad.any():
-        raise ValueError(f"not a feature name kind:value:{LIKE}|{DISLIKE}: {names[bad][0]!r}")
+        raise ValueError(f"not a feature name kind:value:{LIKED}|{DISLIKED}: {names[bad][0]!r}")
     return tail[:, 0].astype(object), tail[:, 2].astype(object)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import MissingDataError
-from .tables import DataFormatError
+from .tables import DataFormatError, read_text
 
 PRINCIPAL_KINDS = ("actor", "actress", "director", "writer")
 _HEADERS = {
@@ -155,9 +155,7 @@ def read_ml100k_details(path: str | Path, top_cast: int | None = None) -> tuple[
     if not path.exists():
         raise MissingDataError(f"missing {path}: the MovieLens-100K IMDb details file")
     try:
-        records = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise DataFormatError(f"{path}: bytes not valid utf-8 at offset {exc.start}") from None
+        records = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise DataFormatError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
     if not isinstance(records, list) or not records:

@@ -7,7 +7,6 @@ attributes (kind ``genre`` here).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +14,7 @@ import pandas as pd
 
 from .datahome import data_home, require
 from .errors import DataRequestError
-from .tables import DataFormatError, read_table
+from .tables import DataFormatError, read_csv_text, read_table
 from .userfiles import resolve_duplicates
 
 ML100K_GENRES = [
@@ -83,13 +82,6 @@ def read_ml100k_items(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return items, genres
 
 
-def read_ml100k_users(path: str | Path) -> pd.DataFrame:
-    """``u.user``: user, age, gender, occupation, zip code."""
-    return read_table(
-        path, "|", ["user", "age", "gender", "occupation", "zip"], ints=("user", "age"), ranges={"age": (0, 150)}
-    )
-
-
 def load_ml100k_split(
     split: str = "u1", home: str | Path | None = None, duplicates: str = "error"
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -137,21 +129,12 @@ def read_csv_tags(path: str | Path, min_movies: int = 2) -> pd.DataFrame:
     does not.  Tags are item content here, like genres; they hold no rating.
     """
     path = Path(require(path))
-    try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
-        raise DataFormatError(f"{path}:{line}: bytes not valid utf-8") from None
-    except pd.errors.ParserError as exc:
-        raise DataFormatError(f"{path}: {exc}") from None
+    df = read_csv_text(path)
     if not {"movieId", "tag"} <= set(df.columns):
         raise DataFormatError(f"{path}:1: expected a header with movieId and tag, got {','.join(df.columns)}")
-    ids = pd.to_numeric(df["movieId"], errors="coerce")
-    bad = np.flatnonzero(ids.isna().to_numpy())
-    if len(bad):
-        raise DataFormatError(f"{path}:{bad[0] + 2}: movieId must be an integer, got {df['movieId'].iloc[bad[0]]!r}")
+    ids = _movie_ids(df, path)
     tag = df["tag"].str.lower().str.replace(r"\s+", " ", regex=True).str.strip()
-    tags = pd.DataFrame({"item": ids.astype(np.int64).to_numpy(), "value": tag.to_numpy()})
+    tags = pd.DataFrame({"item": ids, "value": tag.to_numpy()})
     tags = tags[tags["value"] != ""].drop_duplicates()
     per_tag = tags.groupby("value")["item"].transform("nunique")
     tags = tags[per_tag >= min_movies]
@@ -161,23 +144,11 @@ def read_csv_tags(path: str | Path, min_movies: int = 2) -> pd.DataFrame:
 def read_csv_movies(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """CSV release ``movies.csv``: movieId, title (may be quoted), genres."""
     path = Path(require(path))
-    try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
-        raise DataFormatError(f"{path}:{line}: bytes not valid utf-8") from None
-    except pd.errors.ParserError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise DataFormatError(f"{path}:{m.group(1) if m else '?'}: {exc}") from None
-    except pd.errors.EmptyDataError:
-        raise DataFormatError(f"{path}: file is empty") from None
+    df = read_csv_text(path)
     if list(df.columns) != ["movieId", "title", "genres"]:
         raise DataFormatError(f"{path}:1: expected header movieId,title,genres, got {','.join(df.columns)}")
-    ids = pd.to_numeric(df["movieId"], errors="coerce")
-    bad = np.flatnonzero(ids.isna().to_numpy())
-    if len(bad):
-        raise DataFormatError(f"{path}:{bad[0] + 2}: movieId must be an integer, got {df['movieId'].iloc[bad[0]]!r}")
-    df["item"] = ids.astype(np.int64)
+    ids = _movie_ids(df, path)
+    df["item"] = ids
     return _titles_and_genres(df[["item", "title", "genres"]])
 
 
@@ -188,6 +159,15 @@ def read_csv_links(path: str | Path) -> pd.DataFrame:
     if len(bad):
         raise DataFormatError(f"{path}:{bad[0] + 2}: imdbId must be digits, got {df['imdbId'].iloc[bad[0]]!r}")
     return pd.DataFrame({"item": df["movieId"], "tconst": "tt" + df["imdbId"].str.zfill(7)})
+
+
+def _movie_ids(df: pd.DataFrame, path: Path) -> np.ndarray:
+    """The ``movieId`` column as integers; a bad one raises naming its line (the header is line 1)."""
+    ids = pd.to_numeric(df["movieId"], errors="coerce")
+    bad = np.flatnonzero(ids.isna().to_numpy())
+    if len(bad):
+        raise DataFormatError(f"{path}:{bad[0] + 2}: movieId must be an integer, got {df['movieId'].iloc[bad[0]]!r}")
+    return ids.astype(np.int64).to_numpy()
 
 
 def _titles_and_genres(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

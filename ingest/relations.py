@@ -16,9 +16,9 @@ import scipy.sparse as sp
 
 from .errors import DataRequestError
 from .features import (
-    DISLIKE,
+    DISLIKED,
     ITEM_KIND,
-    LIKE,
+    LIKED,
     attribute_kinds,
     attribute_names,
     attribute_values,
@@ -54,7 +54,7 @@ class Relations:
     def feature_info(self) -> pd.DataFrame:
         """``kind``, ``value`` and ``polarity`` (Y/N, or empty) of every feature."""
         names = np.asarray(self.features, dtype=object).astype(str)
-        polar = np.char.endswith(names, ":" + LIKE) | np.char.endswith(names, ":" + DISLIKE)
+        polar = np.char.endswith(names, ":" + LIKED) | np.char.endswith(names, ":" + DISLIKED)
         attrs = names.astype(object)
         pol = np.full(len(names), "", dtype=object)
         if polar.any():
@@ -75,11 +75,11 @@ class Relations:
 
     def like(self) -> Relations:
         """The like view: the ``:Y`` features only."""
-        return self.select_features(self.feature_info()["polarity"].to_numpy() == LIKE)
+        return self.select_features(self.feature_info()["polarity"].to_numpy() == LIKED)
 
     def dislike(self) -> Relations:
         """The dislike view: the ``:N`` features only."""
-        return self.select_features(self.feature_info()["polarity"].to_numpy() == DISLIKE)
+        return self.select_features(self.feature_info()["polarity"].to_numpy() == DISLIKED)
 
     def summary(self) -> dict:
         """Counts of objects, movies, attributes and relations (total, like, dislike)."""
@@ -96,8 +96,8 @@ class Relations:
             "relations": self.n_relations,
             "movie_relations": int(per_col[is_movie].sum()),
             "attribute_relations": int(per_col[~is_movie].sum()),
-            "like_relations": int(per_col[pol == LIKE].sum()),
-            "dislike_relations": int(per_col[pol == DISLIKE].sum()),
+            "like_relations": int(per_col[pol == LIKED].sum()),
+            "dislike_relations": int(per_col[pol == DISLIKED].sum()),
             "attributes_by_kind": {k: int(v) for k, v in attrs["kind"].value_counts().sort_index().items()},
         }
 
@@ -140,30 +140,14 @@ def build_relations(
         raise DataRequestError(f"threshold must be a finite number, got {threshold!r}")
     users = ratings["user"].to_numpy()
     r = ratings["rating"].to_numpy(dtype=np.float64)
-    pol = np.where(r > threshold, LIKE, DISLIKE)
+    pol = np.where(r > threshold, LIKED, DISLIKED)
     movie_feat = format_features(np.full(len(ratings), ITEM_KIND, dtype=object), ratings["item"].to_numpy(), pol)
     obj_parts = [users]
     feat_parts = [movie_feat]
     if item_attributes is not None and len(item_attributes):
-        attrs = item_attributes[["item", "kind", "value"]].drop_duplicates()
-        if kinds is not None:
-            unknown = set(kinds) - set(attrs["kind"].unique())
-            if unknown:
-                raise DataRequestError(
-                    f"no attributes of kind {sorted(unknown)}; available: {sorted(attrs['kind'].unique())}"
-                )
-            attrs = attrs[attrs["kind"].isin(kinds)]
-        attrs = attrs.assign(attr=attribute_names(attrs["kind"], attrs["value"]))
-        codes, vocab = pd.factorize(attrs["attr"])
-        joined = ratings[["user", "item", "rating"]].merge(
-            pd.DataFrame({"item": attrs["item"].to_numpy(), "code": codes}), on="item"
-        )
-        mean = joined.groupby(["user", "code"], sort=False)["rating"].mean()
-        u = mean.index.get_level_values(0).to_numpy()
-        c = mean.index.get_level_values(1).to_numpy()
-        apol = np.where(mean.to_numpy() > threshold, LIKE, DISLIKE).astype(object)
+        u, features = _attribute_relations(ratings, item_attributes, threshold, kinds)
         obj_parts.append(u)
-        feat_parts.append(np.asarray(vocab, dtype=object)[c] + ":" + apol)
+        feat_parts.append(features)
     objs = np.concatenate(obj_parts)
     feats = np.concatenate(feat_parts)
     o_codes, o_vocab = pd.factorize(objs, sort=True)
@@ -172,3 +156,26 @@ def build_relations(
     X.sum_duplicates()
     X.data[:] = 1
     return Relations(X, np.asarray(o_vocab), np.asarray(f_vocab, dtype=object))
+
+
+def _attribute_relations(ratings: pd.DataFrame, item_attributes: pd.DataFrame, threshold: float, kinds):
+    """``(users, features)``: for each user and attribute of the movies the user rated, the
+    feature ``kind:value:Y`` when the user's mean rating of those movies is above ``threshold``,
+    else ``:N``."""
+    attrs = item_attributes[["item", "kind", "value"]].drop_duplicates()
+    if kinds is not None:
+        unknown = set(kinds) - set(attrs["kind"].unique())
+        if unknown:
+            available = sorted(attrs["kind"].unique())
+            raise DataRequestError(f"no attributes of kind {sorted(unknown)}; available: {available}")
+        attrs = attrs[attrs["kind"].isin(kinds)]
+    attrs = attrs.assign(attr=attribute_names(attrs["kind"], attrs["value"]))
+    codes, vocab = pd.factorize(attrs["attr"])
+    joined = ratings[["user", "item", "rating"]].merge(
+        pd.DataFrame({"item": attrs["item"].to_numpy(), "code": codes}), on="item"
+    )
+    mean = joined.groupby(["user", "code"], sort=False)["rating"].mean()
+    u = mean.index.get_level_values(0).to_numpy()
+    c = mean.index.get_level_values(1).to_numpy()
+    polarity = np.where(mean.to_numpy() > threshold, LIKED, DISLIKED).astype(object)
+    return u, np.asarray(vocab, dtype=object)[c] + ":" + polarity

@@ -12,19 +12,37 @@ import pandas as pd
 from .errors import DataFormatError  # noqa: F401  (re-exported: callers import it from here)
 
 
+def decode_text(raw: bytes, source: str | Path, encoding: str = "utf-8") -> str:
+    """``raw`` decoded; undecodable bytes raise :class:`DataFormatError` naming ``source`` and the line."""
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataFormatError(
+            f"{source}:{line}: bytes not valid {encoding} ({raw[exc.start : exc.start + 4]!r})"
+        ) from None
+
+
 def read_text(path: str | Path, encoding: str = "utf-8") -> str:
     """Whole file as text; undecodable bytes and empty files are errors naming the line."""
     path = Path(path)
     raw = path.read_bytes()
     if not raw.strip():
         raise DataFormatError(f"{path}: file is empty")
+    return decode_text(raw, path, encoding)
+
+
+def read_csv_text(path: str | Path, sep: str = ",", text: str | None = None, **kwargs) -> pd.DataFrame:
+    """A delimited file with a header, every field as text (nothing read as missing); a malformed
+    line raises :class:`DataFormatError` naming file and line.  ``text``: the file's text, when
+    the caller has read it already."""
+    text = read_text(path) if text is None else text
     try:
-        return raw.decode(encoding)
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataFormatError(
-            f"{path}:{line}: bytes not valid {encoding} ({raw[exc.start : exc.start + 4]!r})"
-        ) from None
+        return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, **kwargs)
+    except pd.errors.ParserError as exc:
+        msg = str(exc)
+        m = re.search(r"line (\d+)", msg)
+        raise DataFormatError(f"{path}:{m.group(1) if m else '?'}: {msg.split(': ', 1)[-1]}") from None
 
 
 def read_table(
@@ -78,6 +96,13 @@ def read_table(
         df = pd.DataFrame([ln.split(sep) for ln in body], columns=names)
     if len(df) != len(body):
         raise DataFormatError(f"{path}: expected {len(body)} rows, parsed {len(df)} (embedded line breaks?)")
+    _check_values(df, path, first, ints, floats, ranges or {}, required or ())
+    return df
+
+
+def _check_values(df: pd.DataFrame, path: Path, first: int, ints, floats, ranges: dict, required) -> None:
+    """Convert the ``ints`` and ``floats`` columns in place; the first bad value, one outside its
+    range or an empty required field raises naming its line (``first``: lines before the data)."""
     for col in (*ints, *floats):
         values = pd.to_numeric(df[col].str.strip(), errors="coerce")
         if col in ints:
@@ -88,13 +113,12 @@ def read_table(
             kind = "an integer" if col in ints else "a number"
             raise DataFormatError(f"{path}:{i + first + 1}: {col} must be {kind}, got {df[col].iloc[i]!r}")
         df[col] = values.astype(np.int64 if col in ints else np.float64)
-    for col, (lo, hi) in (ranges or {}).items():
+    for col, (lo, hi) in ranges.items():
         bad = np.flatnonzero(((df[col] < lo) | (df[col] > hi)).to_numpy())
         if len(bad):
             i = int(bad[0])
             raise DataFormatError(f"{path}:{i + first + 1}: {col} {df[col].iloc[i]} outside [{lo}, {hi}]")
-    for col in required or ():
+    for col in required:
         bad = np.flatnonzero((df[col].str.strip() == "").to_numpy())
         if len(bad):
             raise DataFormatError(f"{path}:{int(bad[0]) + first + 1}: {col} is empty")
-    return df

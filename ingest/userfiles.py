@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DataFormatError, DataRequestError, MissingDataError
-from .tables import read_text
+from .tables import read_csv_text, read_text
 
 DUPLICATES = ("error", "last", "mean")
 ALIASES = {
@@ -75,12 +75,7 @@ def _read(path: str | Path, what: str) -> tuple[pd.DataFrame, Path]:
     text = read_text(path)
     header = text.splitlines()[0]
     sep = _delimiter(path, header)
-    try:
-        df = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except pd.errors.ParserError as exc:
-        msg = str(exc)
-        line = msg.split("line ")[-1].split(",")[0] if "line " in msg else "?"
-        raise DataFormatError(f"{path}:{line}: {msg.split(': ', 1)[-1]}") from None
+    df = read_csv_text(path, sep, text, skipinitialspace=True)
     df.columns = [str(c).strip() for c in df.columns]
     if len(df) == 0:
         raise DataFormatError(f"{path}: no {what} after the header line")

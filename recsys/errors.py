@@ -1,6 +1,7 @@
 """Errors a user of :mod:`recsys` can cause.  The command line catches exactly these (and
 :class:`ingest.errors.DataError`) and prints them as one line with exit code 2; anything else is
-a bug and keeps its traceback."""
+a bug and keeps its traceback.  Each also derives from the built-in class it refines, so code
+that catches ``ValueError`` or ``KeyError`` keeps working."""
 
 from __future__ import annotations
 
@@ -30,3 +31,8 @@ class ModelFileError(RecsysError, ValueError):
 
 class InputFileError(RecsysError, ValueError):
     """A malformed input file (e.g. the pairs to score); the message names file and line."""
+
+
+class RatingsError(RecsysError, ValueError):
+    """Ratings a model cannot learn from: not a ratings table, repeated pairs, too few to hold
+    some out for the weights."""

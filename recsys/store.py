@@ -20,9 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ModelFileError
-from .evidence import Weights
-from .fitted import FittedProfiles
+from .files import jsonable
 from .model import ProfileRecommender
+from .model.profiles import FittedProfiles
+from .model.terms import Weights
 
 FORMAT = "recsys-profile-model"
 FORMAT_VERSION = 2
@@ -41,31 +42,19 @@ def fingerprint(ratings, attributes=None) -> str:
     return h.hexdigest()
 
 
-def _jsonable(v):
-    if isinstance(v, np.generic):
-        return v.item()
-    if isinstance(v, np.ndarray):
-        return v.tolist()
-    if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
-    return v
-
-
 def save(model: ProfileRecommender, path: str | Path, provenance: dict | None = None) -> Path:
     """Write the fitted ``model`` to the directory ``path`` (replaced atomically if it exists)."""
-    model._check_fitted()
+    model.check_fitted()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     manifest = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "params": _jsonable(model.get_params()),
-        "weights": _jsonable(model.weights_.to_dict()),
-        "report": _jsonable(model.report_),
-        "provenance": _jsonable(provenance or {}),
+        "params": jsonable(model.get_params()),
+        "weights": jsonable(model.weights_.to_dict()),
+        "report": jsonable(model.report_),
+        "provenance": jsonable(provenance or {}),
     }
     tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}-"))
     try:

@@ -135,3 +135,12 @@ def test_corrupt_and_newer_models(model_dir, tmp_path):
     (newer / "manifest.json").write_text(json.dumps({**mf, "format_version": mf["format_version"] + 1}))
     res = recsys("predict", str(newer), "1", "1")
     assert res.returncode == 2 and "newer" in res.stderr
+
+
+def test_threshold_overrides_the_fitted_cut_off(model_dir):
+    p = json.loads(recsys("predict", str(model_dir), "1", "20", "--json").stdout)["score"]
+    for cut, verdict in ((p - 1e-4, "like"), (p + 1e-4, "dislike")):
+        res = recsys("predict", str(model_dir), "1", "20", "--json", "--threshold", f"{cut:.6f}")
+        out = json.loads(res.stdout)
+        assert out["prediction"] == verdict and out["threshold"] == pytest.approx(cut)
+        assert out["threshold_rule"] == "given"

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from experiments.common import run_child
+from experiments.runner import run_child
 
 GENRE_FLAGS = "|".join(["0"] * 8 + ["1"] + ["0"] * 10)
 

@@ -111,3 +111,16 @@ def test_report_all_and_demo_command(tmp_path):
     assert sorted(p.name for p in (tmp_path / "pages").iterdir()) == ["index.html", "user-1.html", "user-2.html"]
     res = recsys("report", str(out / "model"), "--out", str(tmp_path / "x.html"))
     assert res.returncode == 2 and "give USER, or --all" in res.stderr
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_too_few_ratings_end_in_one_line_and_exit_2(tmp_path, n):
+    """A ratings file of a handful of lines: train and evaluate say why in one line; nothing is written."""
+    r = tmp_path / "r.csv"
+    r.write_text("user,item,rating\n" + "".join(f"{k % 3},{10 + k % 4},{1 + (2 * k) % 5}\n" for k in range(n)))
+    for args in (["train", "--out", str(tmp_path / "m")], ["evaluate", "--bootstrap", "50"]):
+        res = recsys(*args, "--ratings", str(r), "--quiet")
+        assert res.returncode == 2, res.stderr
+        lines = res.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in res.stderr
+    assert not (tmp_path / "m").exists()

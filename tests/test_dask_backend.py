@@ -61,9 +61,9 @@ def test_same_coclusters_as_local(client, relation, local_fit, lsh_memory):
 @pytest.mark.data
 def test_same_coclusters_as_local_on_classic3(client):
     from experiments.common import hbl_params
-    from ingest.benchmarks import read_benchmark
+    from ingest.corpora import read_corpus
 
-    X = read_benchmark("classic3").matrix
+    X = read_corpus("classic3").matrix
     params = hbl_params("classic3")
     _same(
         HBLCoClust(random_state=0, **params).fit(X),
@@ -132,7 +132,7 @@ def test_unreachable_scheduler_is_a_clear_error():
 
 @pytest.mark.parametrize(
     ("params", "message"),
-    [({"backend": "spark"}, 'backend must be "local" or "dask"'), ({"scheduler": "tcp://x:1"}, "only used with")],
+    [({"backend": "spark"}, "backend must be one of 'local', 'dask'"), ({"scheduler": "tcp://x:1"}, "only used with")],
 )
 def test_backend_parameters_are_validated(params, message):
     with pytest.raises(ValueError, match=message):

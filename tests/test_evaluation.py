@@ -7,22 +7,28 @@ import pytest
 from test_recsys_model import FAST, taste_data
 
 import recsys.evaluation as ev
-from recsys.baselines import SURPRISE_METHODS, Majority, NaiveBayes, Popularity, SurpriseMethod
+import recsys.evaluation.intervals as intervals
+import recsys.evaluation.metrics as metrics
+import recsys.evaluation.protocol as protocol
+from recsys.evaluation.methods import Majority, Method, NaiveBayes, Popularity, Training
+from recsys.evaluation.surprise_methods import SURPRISE_METHODS, SurpriseMethod
+from recsys.evaluation.topn import TOPN_METHODS, top_k
 
 
 @pytest.fixture(scope="module")
 def run():
     train, test, attrs, items = taste_data()
     res = ev.evaluate(
-        train,
-        test,
-        attrs,
-        items,
-        profile_params=dict(like_params=FAST, dislike_params=FAST),
-        paper_params=FAST,
-        n_boot=200,
-    )
+        train, test, attrs, items, protocol=ev.Protocol(n_boot=200),
+        setup=ev.Setup(profile=dict(like_params=FAST, dislike_params=FAST), paper=FAST),
+    )  # fmt: skip
     return res, train, test
+
+
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
 
 
 def test_no_test_rating_reaches_fitting_or_tuning(monkeypatch):
@@ -31,15 +37,19 @@ def test_no_test_rating_reaches_fitting_or_tuning(monkeypatch):
     train, test, attrs, items = taste_data(seed=3)
     test_pairs = set(map(tuple, test[["user", "item"]].to_numpy()))
     seen_fit, tuned = [], []
-    real_fit_score = ev._fit_score
 
-    def spy_fit_score(make, fit_data, score_data, a, it):
-        seen_fit.append(set(map(tuple, fit_data[["user", "item"]].to_numpy())))
-        out = real_fit_score(make, fit_data, score_data, a, it)
-        out[1].pairs = set(map(tuple, score_data[["user", "item"]].to_numpy()))
-        return out
+    def pairs(frame):
+        return set(map(tuple, frame[["user", "item"]].to_numpy()))
 
-    real_tune = ev.tune_threshold
+    for cls in _subclasses(Method):
+        real = cls.fit
+
+        def spy(self, data, _real=real):
+            seen_fit.append(pairs(data.ratings))
+            return _real(self, data)
+
+        monkeypatch.setattr(cls, "fit", spy)
+    real_tune = protocol.tune_threshold
 
     def spy_tune(score, covered, y):
         tuned.append(len(y))
@@ -50,24 +60,21 @@ def test_no_test_rating_reaches_fitting_or_tuning(monkeypatch):
     real_fit = ProfileRecommender.fit
 
     def spy_model_fit(self, ratings, *a, **k):
-        seen_fit.append(set(map(tuple, ratings[["user", "item"]].to_numpy())))
+        seen_fit.append(pairs(ratings))
         return real_fit(self, ratings, *a, **k)
 
-    monkeypatch.setattr(ev, "_fit_score", spy_fit_score)
-    monkeypatch.setattr(ev, "tune_threshold", spy_tune)
+    monkeypatch.setattr(protocol, "tune_threshold", spy_tune)
     monkeypatch.setattr(ProfileRecommender, "fit", spy_model_fit)
     res = ev.evaluate(
-        train, test, attrs, items, profile_params=dict(like_params=FAST, dislike_params=FAST), paper_params=FAST,
-        n_boot=0, with_topn=False,
+        train, test, attrs, items, protocol=ev.Protocol(n_boot=0, topn=False),
+        setup=ev.Setup(profile=dict(like_params=FAST, dislike_params=FAST), paper=FAST),
     )  # fmt: skip
     n_tune = res["protocol"]["n_tune"]
-    assert seen_fit and all(not (s & test_pairs) for s in seen_fit)
+    assert len(seen_fit) > 10 and all(not (s & test_pairs) for s in seen_fit)
     assert tuned and all(n == n_tune for n in tuned), "the tuner saw something other than the tuning ratings"
     # and the tuning part is part of training, disjoint from the fit part
     fit_part, tune_part = ev.split_for_tuning(train, 0.1, 0)
-    assert len(tune_part) == n_tune and not set(map(tuple, fit_part[["user", "item"]].to_numpy())) & set(
-        map(tuple, tune_part[["user", "item"]].to_numpy())
-    )
+    assert len(tune_part) == n_tune and not pairs(fit_part) & pairs(tune_part)
 
 
 def test_report_schema(run):
@@ -83,7 +90,7 @@ def test_report_schema(run):
     for c in res["ci"]["versus"].values():
         lo, hi = c["auc_diff_ci"]
         assert lo <= c["auc_diff"] <= hi
-    assert set(res["topn"]["methods"]) == set(ev.TOPN_METHODS)
+    assert set(res["topn"]["methods"]) == set(TOPN_METHODS)
 
 
 def test_profile_beats_chance_and_ablations_differ(run):
@@ -96,19 +103,19 @@ def test_profile_beats_chance_and_ablations_differ(run):
 def test_surprise_methods_score_as_surprise_predicts():
     train, test, _, _ = taste_data()
     for name in SURPRISE_METHODS:
-        m = SurpriseMethod(name, 0).fit(train)
-        score, covered = m.score(test["user"].to_numpy()[:50], test["item"].to_numpy()[:50])
+        m = SurpriseMethod(name, 0).fit(Training(train))
+        s = m.score(test["user"].to_numpy()[:50], test["item"].to_numpy()[:50])
         expected = [m.algo_.predict(u, i).est for u, i in test[["user", "item"]].to_numpy()[:50]]
-        assert covered.all() and np.allclose(score, expected)
+        assert s.covered.all() and np.allclose(s.score, expected)
 
 
 @pytest.mark.parametrize("name", ["bias", "svd", "knn_baseline", "svdpp", "coclustering"])
 def test_vectorised_rankings_equal_surprise_unclipped(name):
     train, test, _, _ = taste_data()
-    m = SurpriseMethod(name, 0).fit(train)
+    m = SurpriseMethod(name, 0).fit(Training(train))
     items = np.arange(0, 62)  # two items unknown to the trainset
     for user in (0, 1, 7):
-        got = m.rank_scores(user, items)
+        got = m.rank(user, items)
         want = [m.algo_.predict(user, i, clip=False).est for i in items]
         assert np.allclose(got, want)
 
@@ -117,8 +124,9 @@ def test_naive_bayes_by_hand():
     # one user: liked items 1, 2 (attribute a), disliked item 3 (attribute b)
     ratings = pd.DataFrame({"user": [1, 1, 1], "item": [1, 2, 3], "rating": [5, 4, 1]})
     attrs = pd.DataFrame({"item": [1, 2, 3, 4], "kind": "genre", "value": ["a", "a", "b", "a"]})
-    nb = NaiveBayes(2.0).fit(ratings, attrs)
-    p, known = nb.score(np.array([1, 2]), np.array([4, 4]))
+    nb = NaiveBayes(2.0).fit(Training(ratings, attrs))
+    s = nb.score(np.array([1, 2]), np.array([4, 4]))
+    p, known = s.score, s.covered
     assert known.tolist() == [True, False] and np.isnan(p[1])
     # seen attributes: genre:a, genre:b, movie:1, movie:2, movie:3 (item 4's own attribute is unseen)
     # like (n=2): prior 3/5; P(a)=3/4 present; absent: b (1 - 1/4), movie:1 and movie:2 (1 - 2/4), movie:3 (1 - 1/4)
@@ -130,16 +138,17 @@ def test_naive_bayes_by_hand():
 
 def test_majority_and_popularity():
     ratings = pd.DataFrame({"user": [1, 2, 3, 1], "item": [1, 1, 2, 3], "rating": [5, 4, 1, 3]})
-    s, c = Majority().fit(ratings).score([1, 2], [1, 2])
-    assert c.all() and (s == 1).all()
-    pop = Popularity(2.0).fit(ratings)
-    assert pop.rank_scores(1, np.array([1, 2, 3, 9])).tolist() == [2.0, 0.0, 1.0, 0.0]
+    s = Majority().fit(Training(ratings)).score([1, 2], [1, 2])
+    assert s.covered.all() and (s.score == 1).all()
+    pop = Popularity(2.0).fit(Training(ratings))
+    assert pop.rank(1, np.array([1, 2, 3, 9])).tolist() == [2.0, 0.0, 1.0, 0.0]
+    assert top_k(pop.rank(1, np.array([1, 2, 3, 9])), np.array([1, 2, 3, 9]), 2) == [1, 3]
 
 
 def test_ranking_metrics_by_hand():
     rec = [[1, 2, 3, 4], [5, 6, 7, 8]]
     rel = [{2, 4, 9}, {10}]
-    m = ev.ranking_metrics(rec, rel, n_catalogue=20, k=4)
+    m = metrics.ranking_metrics(rec, rel, n_catalogue=20, k=4)
     assert m["precision@4"] == pytest.approx((2 / 4 + 0) / 2)
     assert m["recall@4"] == pytest.approx((2 / 3 + 0) / 2)
     dcg = 1 / np.log2(3) + 1 / np.log2(5)
@@ -152,14 +161,14 @@ def test_weighted_auc_and_bootstrap():
     rng = np.random.default_rng(0)
     y = rng.random(300) < 0.6
     s = np.round(rng.random(300) + 0.4 * y, 1)
-    assert ev._weighted_auc(y, s, np.ones((1, 300)))[0] == pytest.approx(ev.roc_auc(y, s))
+    assert intervals.weighted_auc(y, s, np.ones((1, 300)))[0] == pytest.approx(metrics.roc_auc(y, s))
     W = np.zeros((1, 300))
     W[0, :150] = 2  # the first half counted twice, the second not at all
-    assert ev._weighted_auc(y, s, W)[0] == pytest.approx(ev.roc_auc(y[:150], s[:150]))
-    out = ev.paired_bootstrap(y, {"a": (s, s > 0.5), "b": (rng.random(300), rng.random(300) > 0.5)}, "a", 200, 0)
+    assert intervals.weighted_auc(y, s, W)[0] == pytest.approx(metrics.roc_auc(y[:150], s[:150]))
+    out = intervals.paired_bootstrap(y, {"a": (s, s > 0.5), "b": (rng.random(300), rng.random(300) > 0.5)}, "a", 200, 0)
     c = out["versus"]["b"]
     assert c["auc_diff_ci"][0] < c["auc_diff"] < c["auc_diff_ci"][1] and c["auc_diff_ci"][0] > 0
-    same = ev.paired_bootstrap(y, {"a": (s, s > 0.5), "b": (s, s > 0.5)}, "a", 50, 0)["versus"]["b"]
+    same = intervals.paired_bootstrap(y, {"a": (s, s > 0.5), "b": (s, s > 0.5)}, "a", 50, 0)["versus"]["b"]
     assert same["auc_diff_ci"] == [0.0, 0.0] and same["balanced_accuracy_diff"] == 0.0  # paired: identical scores
 
 
@@ -167,7 +176,7 @@ def test_metrics_conventions():
     y = np.array([1, 1, 1, 0, 0], bool)
     like = np.array([1, 0, 1, 0, 1], bool)
     covered = np.array([1, 1, 0, 1, 1], bool)
-    m = ev.metrics(y, like, covered, np.array([0.9, 0.2, np.nan, 0.1, 0.6]))
+    m = metrics.metrics(y, like, covered, np.array([0.9, 0.2, np.nan, 0.1, 0.6]))
     assert m["coverage"] == 0.8 and m["accuracy_covered"] == 0.5
     assert m["accuracy_full"] == 0.4  # the uncovered like counts as wrong
     assert m["majority_accuracy_full"] == 0.6
@@ -181,4 +190,4 @@ def test_roc_auc_matches_pair_counting():
     s = np.round(rng.random(200) + y * 0.3, 1)
     pos, neg = s[y], s[~y]
     brute = ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg))
-    assert ev.roc_auc(y, s) == pytest.approx(brute)
+    assert metrics.roc_auc(y, s) == pytest.approx(brute)

@@ -72,3 +72,57 @@ def test_budget_raises_and_warns():
 def test_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
         inclose(np.eye(3), **kwargs)
+
+
+def relaxed_reference(X, density, min_rows, min_cols):
+    """The author's relaxed In-Close, read plainly with Python sets: at a node (extent A, intent
+    B, next column y), a column held by at least ``density`` of A joins B without splitting A; a
+    column held by fewer, but by at least ``min_rows`` rows of A, makes a child (those rows) unless
+    an earlier column outside B holds ``density`` of them (not canonical).  Children get the
+    node's final intent plus their column, and are visited depth first in column order."""
+    m, n = X.shape
+    cols = [set(np.flatnonzero(X[:, j]).tolist()) for j in range(n)]
+    out = []
+
+    def visit(A, B, y):
+        B, children = list(B), []
+        for j in range(y, n):
+            if j in B:
+                continue
+            C = A & cols[j]
+            if len(C) >= density * len(A) - 1e-9:
+                B.append(j)
+            elif len(C) >= min_rows:
+                earlier = (k for k in range(j) if k not in B)
+                if not any(len(C & cols[k]) >= density * len(C) - 1e-9 for k in earlier):
+                    children.append((C, j))
+        if len(B) >= min_cols and len(A) >= min_rows:
+            out.append((tuple(sorted(A)), tuple(sorted(B))))
+        for C, j in children:
+            visit(C, B + [j], j + 1)
+
+    if m >= min_rows:
+        visit(set(range(m)), [], 0)
+    return out
+
+
+@given(X=matrices, density=st.sampled_from([0.5, 0.6, 0.75, 0.8, 0.9]), min_rows=st.integers(1, 3),
+       min_cols=st.integers(1, 3))  # fmt: skip
+def test_relaxed_inclose_equals_the_reference(X, density, min_rows, min_cols):
+    """Step 4 below density 1 (the pipeline's kernel on one region, the whole matrix) finds what
+    the plain reading finds, in the same order."""
+    from coclust._validation import check_binary_matrix
+    from coclust.concepts import _regions_concepts
+
+    assume(X.sum() > 0)
+    D = check_binary_matrix(X)
+    m, n = D.shape
+    row_ptr, row_idx, int_ptr, int_idx, complete = _regions_concepts(
+        D.indptr, D.indices, n, np.array([0, m]), np.arange(m, dtype=np.int64), np.array([0, n]),
+        np.arange(n, dtype=np.int64), 0, 1, min_rows, min_cols, 10**9, float(density),
+    )  # fmt: skip
+    got = [
+        (tuple(row_idx[row_ptr[i] : row_ptr[i + 1]].tolist()), tuple(int_idx[int_ptr[i] : int_ptr[i + 1]].tolist()))
+        for i in range(len(row_ptr) - 1)
+    ]
+    assert complete and got == relaxed_reference(X, density, min_rows, min_cols)

@@ -217,11 +217,11 @@ def test_ml100k_details(tmp_path):
 
 
 def test_benchmark_readers_say_where_to_get_missing_files(tmp_path):
-    from ingest.benchmarks import read_benchmark
+    from ingest.corpora import read_corpus
 
     for name, where in (("zoo", "archive.ics.uci.edu"), ("classic3", "folivetti/HBLCoClust"), ("multi5", "qwone.com")):
         with pytest.raises(FileNotFoundError, match=where):
-            read_benchmark(name, tmp_path)
+            read_corpus(name, tmp_path)
 
 
 def test_newsgroups_columns_do_not_depend_on_the_hash_seed(tmp_path):
@@ -234,7 +234,7 @@ def test_newsgroups_columns_do_not_depend_on_the_hash_seed(tmp_path):
             info.size = len(body)
             tar.addfile(info, io.BytesIO(body))
     code = (
-        "import sys; from ingest.benchmarks import read_newsgroups;"
+        "import sys; from ingest.corpora import read_newsgroups;"
         "r = read_newsgroups(['sci.space', 'rec.autos'], path=sys.argv[1]);"
         "print(list(r.features)); print(r.matrix.indices.tolist())"
     )

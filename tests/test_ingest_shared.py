@@ -2,7 +2,7 @@
 
 import pytest
 
-from ingest.benchmarks import read_benchmark, read_newsgroups
+from ingest.corpora import read_corpus, read_newsgroups
 from ingest.datasets import load_movies
 
 pytestmark = pytest.mark.data
@@ -19,13 +19,13 @@ pytestmark = pytest.mark.data
     ],
 )
 def test_benchmark_sets(shared_data, name, objects, relations, classes):
-    rel = read_benchmark(name, shared_data)
+    rel = read_corpus(name, shared_data)
     assert rel.matrix.shape[0] == objects and rel.n_relations == relations
     assert len(set(rel.labels)) == classes and len(rel.labels) == objects
 
 
 def test_multi5_from_20news_19997(shared_data):
-    rel = read_benchmark("multi5", shared_data)
+    rel = read_corpus("multi5", shared_data)
     assert rel.matrix.shape[0] == 5000 and sorted(set(rel.labels))[0] == "comp.graphics"
     assert 400_000 < rel.n_relations < 700_000  # paper: 539,933 (its tokenizer is not given)
 

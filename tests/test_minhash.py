@@ -161,19 +161,27 @@ def test_sketch_union_adds_every_cell_and_saturates_at_three(data, rnd):
     assert (sketch_union(a, b) == sketch_union(b, a)).all()
 
 
+_THREADS_CHILD = """
+import json, numba, numpy as np, scipy.sparse as sp
+from coclust import HBLCoClust
+from coclust._parallel import n_threads
+rng = np.random.default_rng(9)
+X = sp.csr_matrix((rng.random((400, 150)) < 0.06).astype(np.int8))
+fits = {}
+for threads in (1, 4):
+    numba.set_num_threads(threads)
+    assert n_threads() == threads
+    m = HBLCoClust(n_bands=50, band_size=2, min_rows=3, min_cols=2, min_density=0.8, lsh_memory=1 << 20,
+                   random_state=1).fit(X)
+    fits[threads] = [(r.tolist(), c.tolist()) for r, c in m.coclusters_]
+print(json.dumps({"same": fits[1] == fits[4], "found": len(fits[1])}))
+"""
+
+
 def test_threads_do_not_change_the_result():
-    import numba
+    """One thread and four (forced through NUMBA_NUM_THREADS, whatever the machine's cores, so
+    the thread pool is used even on one core) give the same co-clusters."""
+    from experiments.runner import child_json
 
-    from coclust import HBLCoClust
-
-    X = random_csr(400, 150, 0.06, 9)
-    fits = []
-    for threads in (1, numba.config.NUMBA_NUM_THREADS):
-        numba.set_num_threads(threads)
-        try:
-            m = HBLCoClust(n_bands=50, band_size=2, min_rows=3, min_cols=2, min_density=0.8, lsh_memory=1 << 20,
-                           random_state=1).fit(X)  # fmt: skip
-        finally:
-            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-        fits.append([(r.tolist(), c.tolist()) for r, c in m.coclusters_])
-    assert fits[0] == fits[1] and fits[0]
+    out = child_json(["-c", _THREADS_CHILD], env={"NUMBA_NUM_THREADS": "4"})
+    assert out["same"] and out["found"] > 0

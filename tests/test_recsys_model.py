@@ -9,7 +9,7 @@ import pytest
 
 from recsys import store
 from recsys.errors import ModelFileError, NotFittedError, ParameterError
-from recsys.evaluation import roc_auc
+from recsys.evaluation.metrics import roc_auc
 from recsys.model import ProfileRecommender
 
 FAST = dict(n_bands=60, band_size=2, min_rows=2, min_cols=2, min_density=0.8, skip_covered=True)
@@ -54,7 +54,7 @@ def test_paper_rule(fitted):
         found, _ = b.lookup(a.row_of, a.idx)
         assert not found.any(), "the intersection is removed from both profiles"
     p = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy(), mode="paper")
-    from recsys.evidence import paper_scores
+    from recsys.model.terms import paper_scores
 
     u, i = fp.user_index(test["user"]), fp.item_index(test["item"])
     jl, jd = paper_scores(fp, u, i)
@@ -206,7 +206,7 @@ def test_store_errors(fitted, tmp_path):
         ({"evidence": ("like_shares", "horoscope")}, "evidence"),
         ({"n_votes": 0}, "n_votes"),
         ({"validation_fraction": 0.7}, "validation_fraction"),
-        ({"like_params": {"min_rows": 0}}, "like_params: min_rows"),
+        ({"like_params": {"min_rows": 0}}, "like_params: HBLCoClust: min_rows"),
         ({"neighbours": "friends"}, "neighbours"),
     ],
 )
@@ -229,3 +229,97 @@ def test_bad_ratings_and_not_fitted():
     assert paper_only.predict_many([0], [0], mode="paper").prediction.shape == (1,)
     with pytest.raises(NotFittedError, match="paper's rule only"):
         paper_only.predict_many([0], [0])
+
+
+def test_parameters_are_keyword_only_and_read_from_the_signature():
+    import inspect
+
+    from coclust import HBLCoClust
+
+    for cls in (HBLCoClust, ProfileRecommender):
+        params = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name != "self"]
+        assert params and all(p.kind is p.KEYWORD_ONLY for p in params)
+        assert set(cls().get_params()) == {p.name for p in params}
+        assert set(cls._constraints) == {p.name for p in params}, "every parameter has its constraints"
+    with pytest.raises(TypeError):
+        ProfileRecommender(2.0)
+    with pytest.raises(ParameterError, match="invalid parameter 'n_vote'"):
+        ProfileRecommender().set_params(n_vote=3)
+    assert repr(ProfileRecommender(n_votes=3)) == "ProfileRecommender(n_votes=3)"
+
+
+def test_holdout_mask_is_the_same_split_in_any_row_order():
+    from recsys.model.ratings import holdout_mask
+
+    train = taste_data()[0]
+    mask = pd.Series(holdout_mask(train, 0.1, 5), index=train.index)
+    shuffled = train.sample(frac=1, random_state=1)
+    assert (pd.Series(holdout_mask(shuffled, 0.1, 5), index=shuffled.index) == mask.loc[shuffled.index]).all()
+    assert 0.05 < mask.mean() < 0.15
+    assert not (holdout_mask(train, 0.1, 6) == mask.to_numpy()).all(), "the seed changes the split"
+
+
+def test_rating_baseline_is_surprise_baseline_only():
+    from surprise import BaselineOnly, Dataset, Reader
+
+    from recsys.model.csr import Csr
+    from recsys.model.ratings import rating_baseline
+
+    train = taste_data()[0]
+    data = Dataset.load_from_df(train[["user", "item", "rating"]], Reader(rating_scale=(1, 5)))
+    trainset = data.build_full_trainset()
+    algo = BaselineOnly(verbose=False)
+    algo.fit(trainset)
+    users, items = np.unique(train["user"]), np.unique(train["item"])
+    R = Csr.from_pairs(np.searchsorted(users, train["user"]), np.searchsorted(items, train["item"]),
+                       (len(users), len(items)), train["rating"].to_numpy(dtype=float))  # fmt: skip
+    mean, bu, bi = rating_baseline(R)
+    assert mean == pytest.approx(trainset.global_mean)
+    assert np.allclose(bu, [algo.bu[trainset.to_inner_uid(u)] for u in users], atol=1e-9)
+    assert np.allclose(bi, [algo.bi[trainset.to_inner_iid(i)] for i in items], atol=1e-9)
+
+
+def test_features_attributes_coclusters_the_attributes_only():
+    train, test, attrs, items = taste_data()
+    model = ProfileRecommender(features="attributes", like_params=FAST, dislike_params=FAST).fit(train, attrs, items)
+    fp = model.profiles_
+    assert len(fp.like) > 0 and fp.like.items.nnz == 0 and fp.like.attributes.nnz > 0
+    assert set(fp.attributes[fp.like.attributes.idx]) <= {"genre:g0", "genre:g1", "director:d0", "director:d1"}
+    p = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy(), mode="paper")
+    y = test["rating"].to_numpy() > 2
+    right = p.prediction[p.covered] == np.where(y, "like", "dislike")[p.covered]
+    assert p.covered.mean() > 0.5 and right.mean() > 0.8
+
+
+def test_paper_mode_recommend_ranks_by_the_jaccard_difference(fitted):
+    from recsys.model.terms import paper_scores
+
+    model, train, _, _, _ = fitted
+    recs = model.recommend(0, n=8, mode="paper")
+    fp = model.profiles_
+    i = fp.item_index([r["item"] for r in recs])
+    jl, jd = paper_scores(fp, np.zeros(len(i), dtype=np.int64), i)
+    assert [r["score"] for r in recs] == pytest.approx((jl - jd).tolist())
+    assert [r["score"] for r in recs] == sorted((r["score"] for r in recs), reverse=True)
+    assert not set(train.loc[train["user"] == 0, "item"]) & {r["item"] for r in recs}
+    assert all(r["like_probability"] is None for r in recs)
+
+
+def test_attributes_attach_to_a_cocluster_by_density_and_by_its_movies():
+    """An attribute joins a movie co-cluster when at least min_density of its users hold the
+    attribute's like relation and one of its movies carries the attribute."""
+    import scipy.sparse as sp
+
+    from recsys.model.csr import Csr
+    from recsys.model.learning import _attach_attributes
+
+    # 5 users; relation columns: 0 = genre:a:Y (users 0-3), 1 = genre:b:Y (users 0-4), 2 = genre:c:Y (users 0, 1)
+    X = sp.csr_matrix(np.array([[1, 1, 1], [1, 1, 1], [1, 1, 0], [1, 1, 0], [0, 1, 0]]))
+    col_attr = np.array([0, 1, 2])
+    item_attrs = Csr.from_pairs([0, 0, 1, 1], [0, 2, 1, 2], (2, 3))  # movie 0: a, c; movie 1: b, c
+    rows = [np.arange(5), np.arange(5), np.array([0, 1])]
+    items = [np.array([0]), np.array([0, 1]), np.array([1])]
+    got = _attach_attributes(rows, items, X, np.array([0, 1, 2]), col_attr, item_attrs, {"min_density": 0.8})
+    # co-cluster 0: a (4/5 >= 0.8, movie 0 has it); b held by all but no movie of it has b; c 2/5
+    # co-cluster 1: a and b; co-cluster 2 (users 0, 1; movie 1): b and c (2/2), not a (movie 1 lacks it)
+    assert [g.tolist() for g in got] == [[0], [0, 1], [1, 2]]

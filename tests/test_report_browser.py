@@ -76,7 +76,7 @@ class Dom(HTMLParser):
 def report(tmp_path_factory):
     from ingest.datasets import load_movies
     from recsys.model import ProfileRecommender
-    from recsys.report import write_user
+    from recsys.present.report import write_user
 
     data = load_movies("demo", "all")
     model = ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(data.train, data.attributes, data.items)

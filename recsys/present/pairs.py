@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._files import atomic_open
-from .errors import InputFileError, ParameterError
+from ..errors import InputFileError, ParameterError
+from ..files import atomic_open
 
 FORMATS = ("json", "csv")
 COLUMNS = ("user", "item", "score", "prediction", "covered", "reason")

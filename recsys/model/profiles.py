@@ -1,6 +1,6 @@
 """The learned state of a profile recommender, as plain numpy arrays.
 
-:class:`FittedProfiles` is what :func:`recsys.fit.fit_profiles` learns from training ratings and
+:class:`FittedProfiles` is what :func:`recsys.model.learning.fit_profiles` learns from training ratings and
 what a model directory stores: the vocabularies, the ratings, the rating baseline, the like and
 dislike co-clusters and the neighbourhoods they define.  It is frozen; everything derived from
 it (like counts, residuals, profiles) is computed on first use and cached.  ``to_arrays`` /
@@ -14,10 +14,10 @@ from functools import cached_property
 
 import numpy as np
 
-from ._csr import Csr
-from .neighbours import Neighbours, cocluster_weights, membership_norms
-
-SIDES = ("like", "dislike")
+from .csr import Csr
+from .ids import IdIndex, id_array
+from .neighbours import Neighbours
+from .settings import SIDES
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,16 +36,6 @@ class CoClusters:
         return self.users.n_rows
 
     @cached_property
-    def weights(self) -> np.ndarray:
-        """Weight of each co-cluster in the user similarities (see :mod:`recsys.neighbours`)."""
-        return cocluster_weights(self.users.lengths)
-
-    @cached_property
-    def item_weights(self) -> np.ndarray:
-        """Weight of each co-cluster in the item similarities."""
-        return cocluster_weights(self.items.lengths)
-
-    @cached_property
     def of_user(self) -> Csr:
         """Users × co-clusters."""
         return self.users.transpose()
@@ -54,14 +44,6 @@ class CoClusters:
     def of_item(self) -> Csr:
         """Items × co-clusters."""
         return self.items.transpose()
-
-    @cached_property
-    def user_norms(self) -> np.ndarray:
-        return membership_norms(self.users, self.users.shape[1])
-
-    @cached_property
-    def item_norms(self) -> np.ndarray:
-        return membership_norms(self.items, self.items.shape[1])
 
     def arrays(self, prefix: str) -> dict[str, np.ndarray]:
         return {
@@ -105,7 +87,7 @@ class FittedProfiles:
         ``{"like_users", "like_items", "dislike_users", "dislike_items"}`` → :class:`Neighbours`.
     features : str
         What the co-clusters were computed on (``movies``, ``all`` or ``attributes``; see
-        :mod:`recsys.fit`): without per-movie features, the paper's rule leaves the movie itself
+        :mod:`recsys.model.learning`): without per-movie features, the paper's rule leaves the movie itself
         out of its attribute set.
     """
 
@@ -137,28 +119,16 @@ class FittedProfiles:
 
     # -- ids ---------------------------------------------------------------------------------
     @cached_property
-    def _user_index(self) -> dict:
-        return {v: i for i, v in enumerate(self.users.tolist())}
-
-    @cached_property
-    def _item_index(self) -> dict:
-        return {v: i for i, v in enumerate(self.items.tolist())}
-
-    @staticmethod
-    def _lookup(index: dict, ids, numeric: bool) -> np.ndarray:
-        out = np.empty(len(ids), dtype=np.int64)
-        for t, x in enumerate(ids):
-            key = _as_id(x, numeric)
-            out[t] = index.get(key, -1)
-        return out
+    def _index(self) -> dict[str, IdIndex]:
+        return {"users": IdIndex(self.users), "items": IdIndex(self.items)}
 
     def user_index(self, users) -> np.ndarray:
         """Index of each user id, -1 when unknown (``"42"`` finds user 42 when ids are integers)."""
-        return self._lookup(self._user_index, _sequence(users), self.users.dtype.kind in "iu")
+        return self._index["users"](users)
 
     def item_index(self, items) -> np.ndarray:
         """Index of each item id, -1 when unknown."""
-        return self._lookup(self._item_index, _sequence(items), self.items.dtype.kind in "iu")
+        return self._index["items"](items)
 
     def item_name(self, i: int) -> str:
         """``Title (year) [id]``, or ``item <id>`` when no title is known."""
@@ -240,8 +210,8 @@ class FittedProfiles:
     # -- storage -----------------------------------------------------------------------------
     def to_arrays(self) -> dict[str, np.ndarray]:
         out = {
-            "users": _id_array(self.users),
-            "items": _id_array(self.items),
+            "users": id_array(self.users),
+            "items": id_array(self.items),
             "attributes": np.asarray(self.attributes, dtype=str),
             "item_titles": np.asarray(self.item_titles, dtype=str),
             "baseline": np.array([self.like_threshold, self.global_mean]),
@@ -259,7 +229,7 @@ class FittedProfiles:
 
     @classmethod
     def from_arrays(cls, a) -> FittedProfiles:
-        users, items = _from_id_array(a["users"]), _from_id_array(a["items"])
+        users, items = id_array(a["users"]), id_array(a["items"])
         thr, mean = (float(x) for x in a["baseline"])
         fp = cls(
             users=users,
@@ -328,42 +298,3 @@ def _union_by_user(of_user: Csr, part: Csr, block: int = 256) -> Csr:
 def _minus(a: Csr, b: Csr) -> Csr:
     found, _ = b.lookup(a.row_of, a.idx)
     return a.select(~found)
-
-
-def _sequence(x) -> list:
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return list(x)
-
-
-def _as_id(x, numeric: bool):
-    if isinstance(x, np.generic):
-        x = x.item()
-    if numeric:
-        if isinstance(x, str):
-            try:
-                return int(x)
-            except ValueError:
-                return x
-        if isinstance(x, float) and x.is_integer():
-            return int(x)
-        return x
-    return str(x)
-
-
-def _id_array(ids: np.ndarray) -> np.ndarray:
-    return ids.astype(np.int64) if ids.dtype.kind in "iu" else np.asarray(ids, dtype=str)
-
-
-def _from_id_array(a: np.ndarray) -> np.ndarray:
-    return np.asarray(a, dtype=np.int64) if a.dtype.kind in "iu" else np.asarray(a, dtype=str)
-
-
-def id_array(values) -> np.ndarray:
-    """Ids as int64 when every one is an integer, else as str (one rule for every vocabulary)."""
-    arr = np.asarray(values)
-    if arr.dtype.kind in "iu":
-        return arr.astype(np.int64)
-    if arr.dtype.kind == "f" and np.isfinite(arr).all() and (arr == np.floor(arr)).all():
-        return arr.astype(np.int64)
-    return arr.astype(str)

@@ -1,4 +1,4 @@
-"""Readers of the paper's secondary benchmarks, as labelled :class:`~ingest.relations.Relations`.
+"""Readers of the corpora of the paper's co-clustering tables, as labelled :class:`~ingest.relations.Relations`.
 
 * UCI categorical sets (Zoo, Soybean small/large, House Votes 84): every ``attribute=value`` is
   a feature; ``?`` (missing) is no relation.  ``encoding="nonzero"`` keeps only non-zero / "y"
@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from .datahome import data_home
 from .errors import DataRequestError, MissingDataError
 from .relations import Relations
-from .tables import DataFormatError, read_table
+from .tables import DataFormatError, decode_text, read_table
 
 ZOO_ATTRS = [
     "hair",
@@ -202,11 +202,7 @@ def read_classic3(path: str | Path | None = None, home: str | Path | None = None
     else:
         raw = path.read_bytes()
         source = str(path)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataFormatError(f"{source}:{line}: not UTF-8 text") from None
+    text = decode_text(raw, source)
     df = pd.read_csv(
         io.StringIO(text), sep="\t", header=None, names=["doc", "term"], dtype=str, keep_default_na=False, engine="c"
     )
@@ -296,8 +292,8 @@ def read_newsgroups(
     return _pairs_to_relations(docs, words, pd.Series(labels))
 
 
-def read_benchmark(name: str, home: str | Path | None = None) -> Relations:
-    """Any benchmark of the paper by name: the UCI sets, ``classic3``, ``multi5``, ``multi10``."""
+def read_corpus(name: str, home: str | Path | None = None) -> Relations:
+    """Any corpus of the paper by name: the UCI sets, ``classic3``, ``multi5``, ``multi10``."""
     if name in UCI:
         return read_uci(name, home, encoding="nonzero" if name == "zoo" else "value")
     if name == "classic3":
@@ -305,4 +301,4 @@ def read_benchmark(name: str, home: str | Path | None = None) -> Relations:
     if name in ("multi5", "multi10"):
         return read_newsgroups(MULTI5 if name == "multi5" else MULTI10, home=home)
     known = ", ".join([*UCI, "classic3", "multi5", "multi10"])
-    raise DataRequestError(f"unknown benchmark {name!r}; choose from {known}")
+    raise DataRequestError(f"unknown corpus {name!r}; choose from {known}")

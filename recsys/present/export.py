@@ -6,8 +6,8 @@ import csv
 import json
 from pathlib import Path
 
-from ._files import atomic_open
-from .errors import ParameterError
+from ..errors import ParameterError
+from ..files import atomic_open
 from .explain import explain_profile
 
 FORMATS = ("json", "csv")
@@ -16,7 +16,7 @@ CSV_COLUMNS = ("user", "profile", "kind", "value", "coclusters")
 
 def profiles(model) -> list[dict]:
     """:meth:`ProfileRecommender.explain` of every user, in user order."""
-    model._check_fitted()
+    model.check_fitted()
     fp = model.profiles_
     return [explain_profile(fp, u) for u in range(fp.n_users)]
 

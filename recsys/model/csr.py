@@ -52,13 +52,6 @@ class Csr:
         idx = np.concatenate([np.asarray(x, dtype=np.int64) for x in lists]) if len(lists) else np.zeros(0, np.int64)
         return cls(ptr, idx, None, (len(lists), int(n_cols)))
 
-    @classmethod
-    def from_scipy(cls, m, binary: bool = False) -> Csr:
-        m = m.tocsr()
-        m.sort_indices()
-        vals = None if binary else np.asarray(m.data, dtype=np.float64)
-        return cls(m.indptr.astype(np.int64), m.indices.astype(np.int64), vals, m.shape)
-
     def to_scipy(self):
         import scipy.sparse as sp
 

@@ -1,7 +1,7 @@
 """ProfileRecommender: like/dislike predictions from co-clusters, each with its reasons.
 
 Imports here are numpy-only at module level: a saved model predicts without loading pandas,
-scipy or numba (see :mod:`recsys._csr`).  Fitting imports what it needs.
+scipy, scikit-learn or numba (see :mod:`recsys.model.csr`).  Fitting imports what it needs.
 """
 
 from __future__ import annotations
@@ -11,12 +11,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import NotFittedError, ParameterError, UnknownIdError
-from .evidence import GROUPS, TERMS, compute_terms, fit_weights, paper_scores, terms_of
-from .neighbours import neighbour_share
+from coclust.params import NONE as NO_VALUE
+from coclust.params import Instance, Interval, Options, Params, Subset, check_params
 
-LIKE, DISLIKE, NONE = "like", "dislike", "none"
-MODES = ("scored", "paper")
+from ..errors import NotFittedError, ParameterError, UnknownIdError
+from ..files import plain
+from .neighbours import neighbour_share
+from .ratings import as_ratings_frame
+from .settings import DISLIKE, FEATURES, LIKE, MODES, NEIGHBOURS, NONE
+from .terms import GROUPS, TERMS, compute_terms, fit_weights, paper_scores, terms_of
 
 
 @dataclass
@@ -45,8 +48,8 @@ class Predictions:
             s = float(self.score[t])
             out.append(
                 {
-                    "user": _plain(self.user[t]),
-                    "item": _plain(self.item[t]),
+                    "user": plain(self.user[t]),
+                    "item": plain(self.item[t]),
                     "score": None if np.isnan(s) else s,
                     "prediction": str(self.prediction[t]),
                     "covered": bool(self.covered[t]),
@@ -55,26 +58,8 @@ class Predictions:
             )
         return out
 
-    def to_frame(self):
-        import pandas as pd
 
-        return pd.DataFrame(
-            {
-                "user": self.user,
-                "item": self.item,
-                "score": self.score,
-                "prediction": self.prediction,
-                "covered": self.covered,
-                "reason": self.reason,
-            }
-        )
-
-
-def _plain(x):
-    return x.item() if isinstance(x, np.generic) else x
-
-
-class ProfileRecommender:
+class ProfileRecommender(Params):
     """Explainable like/dislike recommender from co-clusters (de França, 2016, § recommender).
 
     Co-clusters of the like relation (users × liked movies) and of the dislike relation are found
@@ -85,7 +70,7 @@ class ProfileRecommender:
         belongs to) and dislike profile, minus their intersection; the larger Jaccard similarity
         of the movie's attributes with the two profiles wins; no match abstains.
     ``mode="scored"`` (default)
-        a like-probability from the evidence of :mod:`recsys.evidence`: the user's and the movie's
+        a like-probability from the evidence of :mod:`recsys.model.terms`: the user's and the movie's
         share of likes, the rating baseline, and the rating residuals of the users who share the
         user's co-clusters and of the movies that share the movie's co-clusters.  The weights are
         a logistic regression fitted on a held-out ``validation_fraction`` of the training
@@ -100,11 +85,12 @@ class ProfileRecommender:
         What is co-clustered: the users × movies relation, each co-cluster then taking the
         attributes of its movies that most of its users like (``movies``); every feature together
         as in the paper (``all``); the attribute features only (``attributes``).
-        See :mod:`recsys.fit`.
+        See :mod:`recsys.model.learning`.
     like_params, dislike_params : dict, optional
-        :class:`coclust.HBLCoClust` parameters; default :data:`recsys.fit.RECOMMENDER_PARAMS`
-        (:data:`recsys.fit.PAPER_PARAMS` are the paper's).
-    evidence : tuple of str, default: all of :data:`recsys.evidence.GROUPS`
+        :class:`coclust.HBLCoClust` parameters; default
+        :data:`~recsys.model.settings.RECOMMENDER_PARAMS` (:data:`~recsys.model.settings.PAPER_PARAMS`
+        are the paper's).
+    evidence : tuple of str, default: all of :data:`recsys.model.terms.GROUPS`
         Evidence groups the scored mode uses (ablations remove some).
     n_neighbours : int, default=200
         Neighbours kept per user and per movie.
@@ -132,16 +118,36 @@ class ProfileRecommender:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> ratings = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 11, 10, 11, 10, 11],
-    ...                         "rating": [5, 1, 4, 2, 5, 1]})
-    >>> model = ProfileRecommender(validation_fraction=0.3, random_state=1).fit(ratings)
-    >>> model.predict(1, 10).prediction
+    Even users like the even movies and dislike the odd ones, odd users the reverse; the pair
+    (user 0, movie 2) is left out of training:
+
+    >>> import numpy as np, pandas as pd
+    >>> users, items = np.repeat(np.arange(30), 8), np.tile(np.arange(8), 30)
+    >>> ratings = pd.DataFrame({"user": users, "item": items, "rating": np.where(users % 2 == items % 2, 5, 1)})
+    >>> train = ratings[(ratings["user"] != 0) | (ratings["item"] != 2)]
+    >>> small = dict(n_bands=40, band_size=2)
+    >>> model = ProfileRecommender(like_params=small, dislike_params=small).fit(train)
+    >>> model.predict(0, 2).prediction
     'like'
     """
 
+    _constraints = {
+        "like_threshold": [Interval(float)],
+        "features": [Options(*FEATURES)],
+        "like_params": [NO_VALUE, Instance(dict, description="a dict of HBLCoClust parameters")],
+        "dislike_params": [NO_VALUE, Instance(dict, description="a dict of HBLCoClust parameters")],
+        "evidence": [Subset(GROUPS)],
+        "n_neighbours": [Interval(int, 1, None)],
+        "n_votes": [Interval(int, 1, None)],
+        "shrinkage": [Interval(float, 0, None)],
+        "neighbours": [Options(*NEIGHBOURS)],
+        "validation_fraction": [Interval(float, 0, 0.5, closed="neither")],
+        "random_state": [Interval(int, 0, None)],
+    }
+
     def __init__(
         self,
+        *,
         like_threshold: float = 2.0,
         features: str = "movies",
         like_params: dict | None = None,
@@ -166,56 +172,24 @@ class ProfileRecommender:
         self.validation_fraction = validation_fraction
         self.random_state = random_state
 
-    _PARAMS = (
-        "like_threshold", "features", "like_params", "dislike_params", "evidence", "n_neighbours", "n_votes",
-        "shrinkage", "neighbours", "validation_fraction", "random_state",
-    )  # fmt: skip
-
-    def get_params(self, deep: bool = True) -> dict:
-        return {k: getattr(self, k) for k in self._PARAMS}
-
     def set_params(self, **params) -> ProfileRecommender:
-        for k, v in params.items():
-            if k not in self._PARAMS:
-                raise ParameterError(f"invalid parameter {k!r}; valid: {', '.join(self._PARAMS)}")
-            setattr(self, k, v)
-        return self
+        try:
+            return super().set_params(**params)
+        except ValueError as exc:
+            raise ParameterError(str(exc)) from None
 
-    def __repr__(self) -> str:
-        default = ProfileRecommender()
-        changed = [f"{k}={getattr(self, k)!r}" for k in self._PARAMS if getattr(self, k) != getattr(default, k)]
-        return f"ProfileRecommender({', '.join(changed)})"
-
-    def _validate(self) -> None:
-        from .fit import FEATURES, NEIGHBOURS
-
-        if self.neighbours not in NEIGHBOURS:
-            raise ParameterError(f"neighbours must be one of {', '.join(NEIGHBOURS)}, got {self.neighbours!r}")
-        if not isinstance(self.like_threshold, (int, float)) or not np.isfinite(self.like_threshold):
-            raise ParameterError(f"like_threshold must be a finite number, got {self.like_threshold!r}")
-        if self.features not in FEATURES:
-            raise ParameterError(f"features must be one of {', '.join(FEATURES)}, got {self.features!r}")
-        unknown = set(self.evidence) - set(GROUPS)
-        if unknown or isinstance(self.evidence, str):
-            raise ParameterError(f"evidence must be groups among {', '.join(GROUPS)}, got {self.evidence!r}")
-        for name in ("n_neighbours", "n_votes"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ParameterError(f"{name} must be a positive integer, got {v!r}")
-        if not isinstance(self.shrinkage, (int, float)) or self.shrinkage < 0:
-            raise ParameterError(f"shrinkage must be a number >= 0, got {self.shrinkage!r}")
-        if not isinstance(self.validation_fraction, (int, float)) or not 0 < self.validation_fraction < 0.5:
-            raise ParameterError(f"validation_fraction must be in (0, 0.5), got {self.validation_fraction!r}")
+    def check_params(self) -> None:
+        """Raise :class:`~recsys.errors.ParameterError` naming the first invalid parameter
+        (``fit`` calls it first; the HBLCoClust parameters are checked by HBLCoClust's contract)."""
+        check_params(self, ParameterError)
         from coclust import HBLCoClust
 
         for name in ("like_params", "dislike_params"):
-            p = getattr(self, name)
-            if p is None:
+            params = getattr(self, name)
+            if params is None:
                 continue
-            if not isinstance(p, dict):
-                raise ParameterError(f"{name} must be a dict of HBLCoClust parameters, got {p!r}")
             try:
-                HBLCoClust(**p)._validate_params()
+                HBLCoClust(**params).check_params()
             except (TypeError, ValueError) as exc:
                 raise ParameterError(f"{name}: {exc}") from None
 
@@ -240,9 +214,10 @@ class ProfileRecommender:
             Also fit the evidence weights of the scored mode.  ``False`` fits the profiles of all
             ratings once, enough for ``mode="paper"`` (half the work).
         """
-        from .fit import fit_profiles, holdout_mask
+        from .learning import fit_profiles
+        from .ratings import holdout_mask
 
-        self._validate()
+        self.check_params()
         ratings = as_ratings_frame(ratings)
         say = progress or (lambda message: None)
         t0 = time.perf_counter()
@@ -281,11 +256,11 @@ class ProfileRecommender:
     def with_evidence(self, evidence) -> ProfileRecommender:
         """This fitted model with only the evidence groups ``evidence``: the same profiles, the
         weights refitted on the same held-out ratings (an ablation)."""
-        self._check_fitted()
+        self.check_fitted()
         if not hasattr(self, "validation_terms_"):
             raise NotFittedError("with_evidence needs the held-out terms of fit (a loaded model has none)")
         other = ProfileRecommender(**{**self.get_params(), "evidence": tuple(evidence)})
-        other._validate()
+        check_params(other, ParameterError)
         other.profiles_ = self.profiles_
         other.report_ = self.report_
         other.validation_terms_ = self.validation_terms_
@@ -293,7 +268,8 @@ class ProfileRecommender:
         other.weights_ = fit_weights(v["terms"], v["y"], other.terms)
         return other
 
-    def _check_fitted(self) -> None:
+    def check_fitted(self) -> None:
+        """Raise :class:`~recsys.errors.NotFittedError` unless the model is fitted (or loaded)."""
         if not hasattr(self, "profiles_"):
             raise NotFittedError("this ProfileRecommender is not fitted yet; call fit first")
 
@@ -317,7 +293,7 @@ class ProfileRecommender:
         ``threshold`` overrides the like-probability cut-off of the scored mode (default: the one
         fitted, ``weights_.threshold``).
         """
-        self._check_fitted()
+        self.check_fitted()
         self._check_mode(mode)
         if mode == "scored":
             self._check_scored()
@@ -355,10 +331,19 @@ class ProfileRecommender:
             covered[idx] = True
         return Predictions(users, items, score, prediction.astype(str), covered, reason.astype(str))
 
-    def predict(self, user, item, mode: str = "scored", threshold: float | None = None):
-        """One prediction with its explanation (:class:`recsys.explain.Explanation`)."""
-        from .explain import explain_prediction
+    def predict(self, user, item, mode: str = "scored", threshold: float | None = None, unknown: str = "flag"):
+        """One prediction with its explanation (:class:`recsys.present.explain.Explanation`).
 
+        An unknown user or item gives an uncovered prediction whose ``reason`` says so
+        (``unknown="flag"``), or raises :class:`~recsys.errors.UnknownIdError` (``"raise"``).
+        """
+        from ..present.explain import explain_prediction
+
+        if unknown not in ("flag", "raise"):
+            raise ParameterError(f"unknown must be 'flag' or 'raise', got {unknown!r}")
+        if unknown == "raise":
+            self.user_index(user)
+            self.item_index(item)
         p = self.predict_many(np.array([user], dtype=object), np.array([item], dtype=object), mode, threshold)
         return explain_prediction(self, p, mode, threshold)
 
@@ -370,16 +355,14 @@ class ProfileRecommender:
         (how likely the user is to pick the movie at all).  Paper mode ranks the movies the
         profiles cover by ``J(like) - J(dislike)``.
         """
-        from .explain import explain_recommendations
+        from ..present.explain import explain_recommendations
 
-        self._check_fitted()
+        self.check_fitted()
         self._check_mode(mode)
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ParameterError(f"n must be a positive integer, got {n!r}")
         fp = self.profiles_
-        u = int(fp.user_index([user])[0])
-        if u < 0:
-            raise UnknownIdError(f"unknown user {user!r}: not in the training ratings")
+        u = self.user_index(user)
         cand = np.arange(fp.n_items)
         if exclude_rated:
             cand = np.setdiff1d(cand, fp.ratings.row(u))
@@ -409,13 +392,25 @@ class ProfileRecommender:
     def explain(self, user) -> dict:
         """The user's like and dislike profiles: attributes grouped by kind with the number of the
         user's co-clusters holding each, the movies, and the co-clusters' counts."""
-        from .explain import explain_profile
+        from ..present.explain import explain_profile
 
-        self._check_fitted()
-        u = int(self.profiles_.user_index([user])[0])
-        if u < 0:
-            raise UnknownIdError(f"unknown user {user!r}: not in the training ratings")
-        return explain_profile(self.profiles_, u)
+        return explain_profile(self.profiles_, self.user_index(user))
+
+    def user_index(self, user) -> int:
+        """The index of a user of the training ratings; :class:`~recsys.errors.UnknownIdError` otherwise."""
+        return self._known("user", user)
+
+    def item_index(self, item) -> int:
+        """The index of an item the model knows; :class:`~recsys.errors.UnknownIdError` otherwise."""
+        return self._known("item", item)
+
+    def _known(self, kind: str, raw) -> int:
+        self.check_fitted()
+        index = self.profiles_.user_index if kind == "user" else self.profiles_.item_index
+        i = int(index([raw])[0])
+        if i < 0:
+            raise UnknownIdError(f"unknown {kind} {raw}: not in the model's training data")
+        return i
 
 
 @dataclass
@@ -426,21 +421,3 @@ class Ranking:
     key: np.ndarray
     probability: np.ndarray
     share: np.ndarray
-
-
-def as_ratings_frame(ratings):
-    """A DataFrame ``user, item, rating`` from a DataFrame, a ``surprise.Trainset`` or a ``surprise.Dataset``."""
-    import pandas as pd
-
-    if isinstance(ratings, pd.DataFrame):
-        return ratings
-    try:
-        from surprise import Dataset, Trainset
-    except ImportError:  # pragma: no cover - surprise is a dependency
-        Dataset = Trainset = ()
-    if isinstance(ratings, Dataset):
-        ratings = ratings.build_full_trainset()
-    if isinstance(ratings, Trainset):
-        rows = [(ratings.to_raw_uid(u), ratings.to_raw_iid(i), r) for u, i, r in ratings.all_ratings()]
-        return pd.DataFrame(rows, columns=["user", "item", "rating"])
-    raise ParameterError(f"ratings must be a DataFrame or a surprise Trainset/Dataset, got {type(ratings).__name__}")

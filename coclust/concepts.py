@@ -30,6 +30,7 @@ from ._kernels import grow_rows, lowest_bit_index, sort_nonnegative
 from ._kernels import popcount as _popcount
 from ._validation import check_binary_matrix
 from .minhash import as_csr
+from .params import DENSITY_TOLERANCE
 
 
 class ConceptBudgetExceeded(RuntimeError):
@@ -44,9 +45,9 @@ def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts, density=1.0
     ``density`` of the current extent joins the intent without splitting the extent, and a
     child is canonical unless an earlier column outside the intent would join it so.
 
-    Returns ``(ext, ext_n, int_ptr, int_idx, n, complete)``: ``ext[i]`` is the
-    extent bitset of concept ``i``, its intent ``int_idx[int_ptr[i]:int_ptr[i+1]]``
-    (sorted); ``complete`` is False when ``max_concepts`` stopped the search.
+    Returns ``(ext, int_ptr, int_idx, complete)``: ``ext[i]`` is the extent bitset of concept
+    ``i``, its intent ``int_idx[int_ptr[i]:int_ptr[i+1]]`` (sorted); ``complete`` is False when
+    ``max_concepts`` stopped the search.
     """
     n_cols, words = cols.shape
     # pending nodes: extent bitset, intent, first column to try
@@ -101,7 +102,7 @@ def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts, density=1.0
                 v = a[w] & cols[j, w]
                 child_ext[n_child, w] = v
                 cnt += _popcount(v)
-            if cnt >= density * size_a - 1e-9:
+            if cnt >= density * size_a - DENSITY_TOLERANCE:
                 in_b[j] = True
                 intent[nb] = j
                 nb += 1
@@ -120,7 +121,7 @@ def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts, density=1.0
                         kept = 0
                         for w in range(words):
                             kept += _popcount(child_ext[n_child, w] & cols[k, w])
-                        subset = kept >= density * cnt - 1e-9
+                        subset = kept >= density * cnt - DENSITY_TOLERANCE
                     if subset:
                         canonical = False
                         break

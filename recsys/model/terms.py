@@ -10,7 +10,7 @@ like-probability.  Terms come in groups, the unit of the ablations:
 ``like_coclusters``
     votes of the users who share the user's like co-clusters, and of the items that share like
     co-clusters with the item: their rating residuals (rating minus baseline), see
-    :mod:`recsys.neighbours`;
+    :mod:`recsys.model.neighbours`;
 ``dislike_coclusters``
     the same through the dislike co-clusters.
 
@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .fitted import FittedProfiles
+from ..errors import RatingsError
 from .neighbours import votes
+from .profiles import FittedProfiles
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,6 @@ TERMS = (
 )
 TERM = {t.name: t for t in TERMS}
 GROUPS = ("like_shares", "baseline", "like_coclusters", "dislike_coclusters")
-COCLUSTER_GROUPS = ("like_coclusters", "dislike_coclusters")
 # term name -> (co-cluster side, neighbours of the user or of the item)
 VOTE_TERMS = {
     "like_users": ("like", "users"),
@@ -99,7 +99,7 @@ def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float) -> 
         elif name in VOTE_TERMS:
             out[name] = vote(fp, name, u, i, k, shrinkage).value
         else:
-            raise ValueError(f"unknown evidence term {name!r}")
+            raise ValueError(f"unknown evidence term {name!r}")  # a bug: names come from TERMS
     return out
 
 
@@ -164,12 +164,15 @@ class Weights:
 
 def fit_weights(terms: dict[str, np.ndarray], y: np.ndarray, names) -> Weights:
     """Logistic weights of the terms ``names`` for the labels ``y`` (True = like)."""
-    from ._logistic import best_balanced_threshold, fit_logistic
+    from .logistic import best_balanced_threshold, fit_logistic
 
     names = list(names)
     y = np.asarray(y, dtype=bool)
     if len(y) == 0:
-        raise ValueError("no held-out ratings to fit the evidence weights on")
+        raise RatingsError(
+            "no held-out rating of a known user and item to fit the evidence weights on: the training ratings are "
+            "too few (give more ratings, or a larger validation_fraction)"
+        )
     if not names:
         p = float(y.mean())
         return Weights({}, float(_logit(p)), {}, 0.5)

@@ -1,16 +1,18 @@
-"""Explanations: the terms that make a score, the co-clusters behind them, in readable form.
+"""Explanations: the terms that make a score, the neighbours and co-clusters behind them, in
+readable form.
 
 A scored prediction's logit is ``intercept + sum_t w_t x_t``.  Its explanation lists
 
 * ``average user and movie``: ``intercept + sum_t w_t mean_t`` (the means on the data the
   weights were fitted on), then
-* one line per term, ``w_t (x_t - mean_t)``; a co-cluster vote term is further split into the
-  co-clusters that carry it (each neighbour's similarity is a sum over the co-clusters it shares
-  with the user or the movie, see :mod:`recsys.neighbours`) and the term's average,
+* one line per term, ``w_t (x_t - mean_t)``.  A co-cluster vote term is further split into the
+  neighbours that cast it: the three with the largest shares, each with its rating residual and
+  the most specific (smallest) co-cluster it shares with the user or the movie, then the other
+  neighbours together, then minus the term's average,
 
-so the lines add up to the logit exactly (tested to 1e-6).  Co-clusters are named by what a
-person can read: their size, two or three of their movies by title, and the attributes that
-distinguish their movies.
+so the lines add up to the logit, and each vote line to its parts, exactly (tested to 1e-6).
+Co-clusters are named by what a person can read: their size, two or three of their movies by
+title, and the attributes that distinguish their movies.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .evidence import TERM, VOTE_TERMS, paper_scores, vote
-from .fitted import FittedProfiles
+from ..files import plain as _plain
+from ..model.profiles import FittedProfiles
+from ..model.terms import TERM, VOTE_TERMS, paper_scores, vote
 
 EXAMPLES = 3  # movies shown per co-cluster
 
@@ -108,10 +111,6 @@ def describe_cocluster(fp: FittedProfiles, side: str, c: int, n_examples: int = 
     }
 
 
-def _plain(x):
-    return x.item() if isinstance(x, np.generic) else x
-
-
 # -- the neighbours and co-clusters behind a vote -----------------------------------------------
 def vote_parts(fp: FittedProfiles, name: str, u: int, i: int, k: int, shrinkage: float):
     """The vote ``name`` on (u, i) split by the neighbours that cast it: ``(value, parts)``.
@@ -170,11 +169,16 @@ def explain_prediction(model, preds, mode: str, threshold: float | None) -> Expl
             "the larger wins, ties go to like"
         )
         return ex
+    _add_terms(ex, model, u, i, threshold)
+    return ex
+
+
+def _add_terms(ex: Explanation, model, u: int, i: int, threshold: float | None) -> None:
+    """The scored mode's logit, cut-off and one line per term of the log-odds."""
     w = model.weights_
     terms = model.scored_terms(np.array([u]), np.array([i]))
     ex.logit = float(w.logit(terms)[0])
-    cut = w.threshold if threshold is None else float(threshold)
-    ex.threshold = float(cut)
+    ex.threshold = float(w.threshold if threshold is None else threshold)
     ex.threshold_rule = (
         "given"
         if threshold is not None
@@ -182,39 +186,41 @@ def explain_prediction(model, preds, mode: str, threshold: float | None) -> Expl
     )
     base = w.intercept + sum(w.coef[t] * w.means[t] for t in w.coef)
     ex.lines.append(Line("average", "an average user and movie", float(base)))
+    fp = model.profiles_
     for t, coef in w.coef.items():
         x = float(terms[t][0])
         line = Line(t, TERM[t].text, float(coef * (x - w.means[t])), value=x, detail=_term_detail(fp, t, u, i))
         if t in VOTE_TERMS and model.neighbours == "ratings":
             line.detail = "neighbours from plain co-ratings (a control): no co-cluster carries this vote"
         elif t in VOTE_TERMS:
-            value, parts = vote_parts(fp, t, u, i, model.n_votes, model.shrinkage)
-            side, who = VOTE_TERMS[t]
-            order = sorted(range(len(parts)), key=lambda j: -abs(parts[j]["share"]))
-            for j in order[:3]:
-                line.parts.append(_neighbour_part(fp, side, who, u, i, parts[j], coef))
-            rest = order[3:]
-            if rest:
-                line.parts.append(
-                    {"cocluster": None, "text": f"{len(rest)} other neighbour{'s' if len(rest) > 1 else ''}",
-                     "contribution": float(coef * sum(parts[j]["share"] for j in rest))}
-                )  # fmt: skip
-            line.parts.append(
-                {
-                    "cocluster": None,
-                    "text": "minus the average of this evidence",
-                    "contribution": float(-coef * w.means[t]),
-                }
-            )
-            n_used = len(parts)
-            line.detail = (
-                f"{n_used} neighbour{'s' if n_used != 1 else ''} voted, mean residual "
-                f"{np.mean([p['residual'] for p in parts]):+.2f}"
-                if n_used
-                else "no neighbour voted"
-            )
+            _split_vote(line, model, t, u, i, coef, w.means[t])
         ex.lines.append(line)
-    return ex
+
+
+def _split_vote(line: Line, model, t: str, u: int, i: int, coef: float, mean: float) -> None:
+    """A vote term's line split into its three strongest neighbours, the others, and the average
+    (the parts add up to the line)."""
+    fp = model.profiles_
+    _, parts = vote_parts(fp, t, u, i, model.n_votes, model.shrinkage)
+    side, who = VOTE_TERMS[t]
+    order = sorted(range(len(parts)), key=lambda j: -abs(parts[j]["share"]))
+    line.parts += [_neighbour_part(fp, side, who, u, i, parts[j], coef) for j in order[:3]]
+    rest = order[3:]
+    if rest:
+        line.parts.append(
+            {"cocluster": None, "text": f"{len(rest)} other neighbour{'s' if len(rest) > 1 else ''}",
+             "contribution": float(coef * sum(parts[j]["share"] for j in rest))}
+        )  # fmt: skip
+    line.parts.append(
+        {"cocluster": None, "text": "minus the average of this evidence", "contribution": float(-coef * mean)}
+    )
+    n_used = len(parts)
+    line.detail = (
+        f"{n_used} neighbour{'s' if n_used != 1 else ''} voted, mean residual "
+        f"{np.mean([p['residual'] for p in parts]):+.2f}"
+        if n_used
+        else "no neighbour voted"
+    )
 
 
 def _neighbour_part(fp: FittedProfiles, side: str, who: str, u: int, i: int, part: dict, coef: float) -> dict:

@@ -4,7 +4,7 @@ A page shows the user's like and dislike profiles (attributes by kind, with thei
 support), the user's strongest co-clusters as small member × movie grids, the top
 recommendations with their reasons, and the evidence behind one movie as a bar chart.  Titles,
 never bare ids.  Everything is inline (CSS, SVG): the file opens from disk and requests nothing.
-Templates (Jinja2, autoescaped) live in ``recsys/templates``.
+Templates (Jinja2, autoescaped) live in ``recsys/present/templates``.
 """
 
 from __future__ import annotations
@@ -15,21 +15,22 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
-from ._files import atomic_open
-from .errors import ParameterError, UnknownIdError
+from .. import __version__
+from ..errors import ParameterError
+from ..files import atomic_open
+from ..files import plain as _plain
+from ..model.settings import DISLIKE, LIKE
 from .explain import describe_cocluster, explain_profile
 
 GRID_USERS, GRID_MOVIES, CELL = 10, 12, 16
 PROFILE_VALUES = 8
-LIKE, DISLIKE = "like", "dislike"
 
 
 def _env():
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
     return Environment(
-        loader=PackageLoader("recsys", "templates"),
+        loader=PackageLoader("recsys.present", "templates"),
         autoescape=select_autoescape(["html", "j2", "svg"], default_for_string=True, default=True),
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -144,32 +145,12 @@ def _profile_side(prof: dict, side: str) -> dict:
 
 def render_user(model, user, item=None, n: int = 10, model_path: str = "", index_href: str | None = None) -> str:
     """The HTML page of ``user``; ``item`` is the movie whose evidence is charted (default: the top recommendation)."""
-    model._check_fitted()
+    u = model.user_index(user)
     fp = model.profiles_
-    u = int(fp.user_index([user])[0])
-    if u < 0:
-        raise UnknownIdError(f"unknown user {user!r}: not in the training ratings")
     env = _env()
     prof = explain_profile(fp, u, top_coclusters=4)
     recs = model.recommend(fp.users[u], n)
-    if item is not None:
-        i = int(fp.item_index([item])[0])
-        if i < 0:
-            raise ParameterError(f"unknown item {item!r}: not in the model")
-        ex = model.predict(fp.users[u], fp.items[i])
-        if not ex.covered:
-            raise ParameterError(f"no evidence for item {item!r}: {ex.reason}")
-    elif recs:
-        ex = model.predict(fp.users[u], recs[0]["item"])
-    else:
-        ex = None
-    like_cc = fp.like.of_user.row(u)
-    size = fp.like.users.lengths[like_cc] * np.maximum(fp.like.items.lengths[like_cc], 1)
-    strongest = like_cc[np.lexsort((like_cc, -size))][:4]
-    grids = [cocluster_grid(env, fp, LIKE, int(c), u) for c in strongest]
-    dis_cc = fp.dislike.of_user.row(u)
-    if len(dis_cc):
-        grids.append(cocluster_grid(env, fp, DISLIKE, int(dis_cc[np.argmax(fp.dislike.users.lengths[dis_cc])]), u))
+    ex = _charted(model, u, recs, item)
     likes, dislikes = fp.user_counts
     return env.get_template("report.html.j2").render(
         version=__version__,
@@ -180,7 +161,7 @@ def render_user(model, user, item=None, n: int = 10, model_path: str = "", index
         like_coclusters=prof["like_coclusters"],
         dislike_coclusters=prof["dislike_coclusters"],
         sides=[_profile_side(prof, LIKE), _profile_side(prof, DISLIKE)],
-        grids=grids,
+        grids=_grids(env, fp, u),
         recommendations=recs,
         evidence=evidence_chart(env, ex) if ex is not None else None,
         created=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -189,8 +170,27 @@ def render_user(model, user, item=None, n: int = 10, model_path: str = "", index
     )
 
 
-def _plain(x):
-    return x.item() if isinstance(x, np.generic) else x
+def _charted(model, u: int, recs: list, item):
+    """The explanation charted on a page: of ``item``, else of the top recommendation, else none."""
+    fp = model.profiles_
+    if item is None:
+        return model.predict(fp.users[u], recs[0]["item"]) if recs else None
+    ex = model.predict(fp.users[u], fp.items[model.item_index(item)])
+    if not ex.covered:
+        raise ParameterError(f"no evidence for item {item!r}: {ex.reason}")
+    return ex
+
+
+def _grids(env, fp, u: int) -> list[dict]:
+    """The user's four strongest like co-clusters and largest dislike co-cluster, as grids."""
+    like_cc = fp.like.of_user.row(u)
+    size = fp.like.users.lengths[like_cc] * np.maximum(fp.like.items.lengths[like_cc], 1)
+    strongest = like_cc[np.lexsort((like_cc, -size))][:4]
+    grids = [cocluster_grid(env, fp, LIKE, int(c), u) for c in strongest]
+    dis_cc = fp.dislike.of_user.row(u)
+    if len(dis_cc):
+        grids.append(cocluster_grid(env, fp, DISLIKE, int(dis_cc[np.argmax(fp.dislike.users.lengths[dis_cc])]), u))
+    return grids
 
 
 def write_user(model, user, out: str | Path, item=None, n: int = 10, model_path: str = "") -> Path:
@@ -207,13 +207,11 @@ def user_file(user) -> str:
 
 def write_all(model, out_dir: str | Path, users=None, n: int = 10, model_path: str = "", progress=None) -> Path:
     """One page per user (all, or ``users``) and ``index.html`` linking them, in ``out_dir``."""
-    model._check_fitted()
+    model.check_fitted()
     fp = model.profiles_
+    idx = np.arange(fp.n_users) if users is None else np.array([model.user_index(x) for x in users], dtype=np.int64)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    idx = np.arange(fp.n_users) if users is None else fp.user_index(users)
-    if (idx < 0).any():
-        raise UnknownIdError(f"unknown user {list(np.asarray(users, dtype=object)[idx < 0])[0]!r}")
     env = _env()
     likes, dislikes = fp.user_counts
     rows = []

@@ -1,0 +1,299 @@
+"""The ``recsys`` commands: each reads its options, calls the library, prints the result.
+
+Heavy modules are imported inside the commands that need them, so that ``recsys predict``
+starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from .base import app, echo_lines, notes, progress, user_errors
+from .options import DATA, JSON, LIKE_THRESHOLD, MODE, MODEL, MODEL_DIR, QUIET, ModelChoice, options
+
+__all__ = ["app"]
+
+PAPER = typer.Option(False, "--paper-params", help="The paper's co-clustering parameters and features (slow).")
+
+
+def _load(data, quiet: bool, evaluating: bool = False):
+    """The data a command works on; its notes (fallbacks) go to stderr."""
+    loaded = data.load(evaluating=evaluating, progress=notes(quiet))
+    for note in loaded.notes:
+        typer.secho(f"note: {note}", err=True, fg=typer.colors.YELLOW)
+    return loaded
+
+
+def _load_model(model_dir: Path):
+    from ..store import load
+
+    return load(model_dir)
+
+
+def _show(as_json: bool, obj, lines) -> None:
+    """``obj`` as one JSON line, or ``lines`` (a list of text lines, or a function of none giving it)."""
+    from ..files import json_default
+
+    if as_json:
+        typer.echo(json.dumps(obj, default=json_default))
+    else:
+        echo_lines(lines() if callable(lines) else lines)
+
+
+@app.command()
+@user_errors
+def fetch(
+    name: str = typer.Argument(..., help="Data set: ml-100k, ml-1m, ml-latest-small, ml-25m, imdb."),
+    home: Path = typer.Option(None, "--home", help="Data home (default: $RECSYS_DATA or ~/recsys_data)."),
+    quiet: bool = QUIET,
+) -> None:
+    """Download a data set into the data home (checksummed; a re-run uses the cache)."""
+    from ingest.datahome import data_home, dataset
+    from ingest.datahome import fetch as do_fetch
+
+    ds = dataset(name)
+    already = (data_home(home) / ds.folder / ds.marker).exists()
+    path = do_fetch(name, home, progress=not quiet)
+    if not quiet:
+        typer.echo(f"{name}: {'already in' if already else 'fetched into'} {path}")
+        if ds.note:
+            typer.echo(ds.note)
+
+
+@app.command()
+@user_errors
+@options(DATA)
+def relations(data=None, like_threshold: float = LIKE_THRESHOLD, as_json: bool = JSON, quiet: bool = QUIET) -> None:
+    """Build the like/dislike user–attribute relations of a training split and summarise them."""
+    from ..present.text import relations_lines
+
+    loaded = _load(data, quiet)
+    summary = loaded.relations(data.kinds, like_threshold).summary()
+    summary = {**data.describe(), "split": loaded.split, "attribute_kinds": loaded.kinds, **summary}
+    if loaded.links is not None:
+        summary["items_linked_to_imdb"] = loaded.links.n_linked
+        summary["items"] = loaded.links.n_items
+    title = f"{summary.get('dataset', data.ratings)} {loaded.split} — attributes: {', '.join(loaded.kinds) or 'none'}"
+    _show(as_json, summary, lambda: relations_lines(summary, title, loaded.links))
+
+
+@app.command()
+@user_errors
+@options(MODEL)
+@options(DATA)
+def train(
+    out: Path = typer.Option(..., "--out", "-o", help="Model directory to write."),
+    data=None,
+    model: ModelChoice = None,
+    paper: bool = PAPER,
+    quiet: bool = QUIET,
+) -> None:
+    """Fit the like/dislike profiles and the evidence weights on a training split; save the model."""
+    from ..model import ProfileRecommender
+    from ..provenance import provenance
+    from ..store import fingerprint, save
+
+    recommender = ProfileRecommender(**model.params(paper))
+    recommender.check_params()  # before reading any data
+    loaded = _load(data, quiet)
+    recommender.fit(loaded.train, loaded.attributes, loaded.items, progress=progress(quiet))
+    stamp = provenance(**data.describe(), split=loaded.split, attribute_kinds=loaded.kinds, top_cast=data.top_cast,
+                       data_fingerprint=fingerprint(loaded.train, loaded.attributes))  # fmt: skip
+    save(recommender, out, stamp)
+    r = recommender.report_
+    if not quiet:
+        typer.echo(
+            f"trained in {r['timings']['fit']:.1f} s: {r['like_coclusters']:,} like and "
+            f"{r['dislike_coclusters']:,} dislike co-clusters → {out}"
+        )
+
+
+@app.command()
+@user_errors
+def predict(
+    model_dir: Path = MODEL_DIR,
+    user: str = typer.Argument(None, help="User id (omit with --pairs)."),
+    item: str = typer.Argument(None, help="Movie id (omit with --pairs)."),
+    mode: str = MODE,
+    threshold: float = typer.Option(
+        None, "--threshold", help="Like-probability cut-off (default: the model's, tuned on held-out ratings)."
+    ),
+    pairs: Path = typer.Option(
+        None, "--pairs", help="Score every user<TAB>item line of this file (header optional; extra fields ignored)."
+    ),
+    fmt: str = typer.Option("json", "--format", help="With --pairs: json or csv."),
+    out: Path = typer.Option(None, "--out", "-o", help="With --pairs: write here instead of stdout."),
+    as_json: bool = JSON,
+) -> None:
+    """Predict whether USER likes ITEM, and why; or score every pair of a file with --pairs."""
+    from ..errors import ParameterError
+    from ..present.pairs import FORMATS, read_pairs, write_predictions
+    from ..present.text import explanation_lines
+
+    if pairs is not None:
+        if user is not None or item is not None:
+            raise ParameterError("give either USER ITEM or --pairs FILE, not both")
+        if fmt not in FORMATS:
+            raise ParameterError(f"--format must be json or csv, got {fmt!r}")
+        users, items = read_pairs(pairs)
+        p = _load_model(model_dir).predict_many(users, items, mode=mode, threshold=threshold)
+        write_predictions(p.records(), out, fmt)
+        return
+    if user is None or item is None:
+        raise ParameterError("give USER and ITEM, or --pairs FILE")
+    ex = _load_model(model_dir).predict(user, item, mode=mode, threshold=threshold, unknown="raise")
+    _show(as_json, ex.to_dict(), lambda: explanation_lines(ex))
+
+
+@app.command()
+@user_errors
+def recommend(
+    model_dir: Path = MODEL_DIR,
+    user: str = typer.Argument(..., help="User id."),
+    mode: str = MODE,
+    n: int = typer.Option(10, "-n", help="How many movies."),
+    as_json: bool = JSON,
+) -> None:
+    """The movies USER has not rated that USER is most likely to pick and like, with reasons."""
+    from ..present.text import recommendation_lines
+
+    recs = _load_model(model_dir).recommend(user, n, mode=mode)
+    _show(as_json, recs, lambda: recommendation_lines(recs, user, mode))
+
+
+@app.command()
+@user_errors
+def explain(
+    model_dir: Path = MODEL_DIR,
+    user: str = typer.Argument(..., help="User id."),
+    limit: int = typer.Option(10, "--limit", help="Attributes shown per kind."),
+    as_json: bool = JSON,
+) -> None:
+    """USER's like and dislike profiles: attributes by kind, movies, and the largest co-clusters."""
+    from ..present.text import profile_lines
+
+    prof = _load_model(model_dir).explain(user)
+    _show(as_json, prof, lambda: profile_lines(prof, limit))
+
+
+@app.command()
+@user_errors
+def export(
+    model_dir: Path = MODEL_DIR,
+    fmt: str = typer.Option("json", "--format", help="json or csv."),
+    out: Path = typer.Option(..., "--out", "-o", help="File to write."),
+    quiet: bool = QUIET,
+) -> None:
+    """Write every user's like and dislike profile, with co-cluster support, to FILE."""
+    from ..errors import ParameterError
+    from ..present.export import FORMATS, write_profiles
+
+    if fmt not in FORMATS:
+        raise ParameterError(f"--format must be json or csv, got {fmt!r}")
+    n = write_profiles(_load_model(model_dir), out, fmt, source=str(model_dir))
+    if not quiet:
+        typer.echo(f"wrote {n:,} profiles to {out}")
+
+
+@app.command()
+@user_errors
+@options(MODEL)
+@options(DATA)
+def evaluate(
+    data=None,
+    model: ModelChoice = None,
+    methods: str = typer.Option(None, "--methods", help="Only these methods, comma separated (default: all)."),
+    topn: bool = typer.Option(True, "--topn/--no-topn", help="Also measure top-10 lists."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", help="Resamples for the confidence intervals (0: none)."),
+    paper_n_bands: int = typer.Option(5000, "--paper-n-bands", help="nhashes of the paper's rule (the paper: 5000)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    quiet: bool = QUIET,
+) -> None:
+    """Compare every method on a split under one protocol (cut-offs tuned alike), with ablations,
+    95 % bootstrap intervals and top-N lists."""
+    from ..errors import ParameterError
+    from ..evaluation import METHODS, Protocol, Setup
+    from ..evaluation import evaluate as run_evaluation
+    from ..evaluation.summary import text_lines
+    from ..model import ProfileRecommender
+    from ..provenance import provenance
+
+    if bootstrap < 0:
+        raise ParameterError(f"--bootstrap must be 0 or more, got {bootstrap}")
+    chosen = METHODS if methods is None else tuple(m.strip() for m in methods.split(",") if m.strip())
+    if set(chosen) - set(METHODS) or not chosen:
+        raise ParameterError(f"--methods must be among {', '.join(METHODS)}; got {methods!r}")
+    profile_params = model.params()
+    paper = ModelChoice(model.features, {"n_bands": paper_n_bands}, model.like_threshold, model.seed, model.scheduler)
+    paper_params = paper.params(paper=True)
+    for params in (profile_params, paper_params):
+        ProfileRecommender(**params).check_params()  # before reading any data
+    loaded = _load(data, quiet, evaluating=True)
+    if loaded.test is None:
+        raise ParameterError(
+            f"split {loaded.split!r} has no test ratings to evaluate on; use e.g. --split random:0.2:0"
+        )
+    res = run_evaluation(
+        loaded.train, loaded.test, loaded.attributes, loaded.items, progress=progress(quiet),
+        protocol=Protocol(like_threshold=model.like_threshold, seed=model.seed, n_boot=bootstrap, topn=topn),
+        setup=Setup(methods=chosen, profile=profile_params, paper=paper_params["like_params"]),
+    )  # fmt: skip
+    res = {**data.describe(), "split": loaded.split, "attribute_kinds": loaded.kinds, **res, **provenance()}
+    _show(as_json, res, lambda: text_lines(res))
+
+
+@app.command()
+@user_errors
+def report(
+    model_dir: Path = MODEL_DIR,
+    user: str = typer.Argument(None, help="User id (omit with --all)."),
+    out: Path = typer.Option(..., "--out", "-o", help="HTML file to write (a directory with --all)."),
+    all_users: bool = typer.Option(False, "--all", help="One page per user and an index.html, in the --out directory."),
+    users: str = typer.Option(None, "--users", help="With --all: only these users (comma separated)."),
+    item: str = typer.Option(None, "--item", help="The movie whose evidence is charted (default: the top pick)."),
+    n: int = typer.Option(10, "-n", help="Recommendations shown."),
+    quiet: bool = QUIET,
+) -> None:
+    """A self-contained HTML page of USER's profiles, co-clusters, recommendations and evidence."""
+    from ..errors import ParameterError
+    from ..present.report import write_all, write_user
+
+    if all_users == (user is not None):
+        raise ParameterError("give USER, or --all (with an --out directory)")
+    if users and not all_users:
+        raise ParameterError("--users goes with --all")
+    if n < 1:
+        raise ParameterError(f"-n must be at least 1, got {n}")
+    model = _load_model(model_dir)
+    if all_users:
+        chosen = [u.strip() for u in users.split(",") if u.strip()] if users else None
+        index = write_all(model, out, chosen, n, str(model_dir), progress=progress(quiet))
+        if not quiet:
+            typer.echo(f"wrote {index} and one page per user")
+        return
+    path = write_user(model, user, out, item, n, str(model_dir))
+    if not quiet:
+        typer.echo(f"wrote {path}")
+
+
+@app.command()
+@user_errors
+def demo(
+    out: Path = typer.Option(
+        Path("recsys-demo"), "--out", "-o", help="Directory for the model, evaluation and report."
+    ),
+    users: int = typer.Option(20, "--users", help="Report pages for this many users (the most active)."),
+    quiet: bool = QUIET,
+) -> None:
+    """Train on the generated demo data (no network), evaluate every method and write an HTML report."""
+    from ..demo import run_demo
+    from ..evaluation.summary import text_lines
+
+    done = run_demo(out, users, progress=progress(quiet))
+    if quiet:
+        return
+    echo_lines(text_lines(done.evaluation))
+    typer.echo(f"\nmodel: {done.model}\nevaluation: {done.evaluation_file}\nreport: {done.report}")

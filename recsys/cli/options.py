@@ -1,0 +1,185 @@
+"""The command line's options, each defined once, and the groups several commands share.
+
+A group (:data:`DATA`, :data:`MODEL`) adds its options to every command decorated with
+:func:`options`, and hands the command one object built from them (a
+:class:`~ingest.datasets.DataSource`, a :class:`ModelChoice`) instead of a dozen arguments.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+
+import typer
+
+HOME = typer.Option(None, "--home", help="Data home (default: $RECSYS_DATA or ~/recsys_data).")
+QUIET = typer.Option(False, "--quiet", "-q", help="No progress output.")
+JSON = typer.Option(False, "--json", help="Print JSON.")
+LIKE_THRESHOLD = typer.Option(
+    2.0, "--like-threshold", help="A rating above it is a like (default 2: the paper's rule, rating > 2)."
+)
+MODE = typer.Option("scored", "--mode", help="scored (like-probability, default) or paper (the paper's rule).")
+MODEL_DIR = typer.Argument(..., help="A model directory written by `recsys train`.")
+SCHEDULER = typer.Option(
+    None,
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Run the co-clustering's LSH step on this Dask scheduler (tcp://host:8786; needs the dask extra).",
+)
+
+
+@dataclass(frozen=True)
+class Group:
+    """Options several commands share: ``options`` maps each parameter name to its type and
+    ``typer.Option``; ``build`` turns their values into the one object the command receives as
+    its parameter ``name``."""
+
+    name: str
+    options: dict
+    build: object
+
+
+def options(group: Group):
+    """Add ``group``'s options to a command, which receives them built, as ``group.name``."""
+
+    def decorate(command):
+        own = [p for p in inspect.signature(command).parameters.values() if p.name != group.name]
+        added = [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind)
+            for name, (kind, option) in group.options.items()
+        ]
+
+        @functools.wraps(command)
+        def wrapper(*args, **kwargs):
+            values = {name: kwargs.pop(name) for name in group.options}
+            return command(*args, **{group.name: group.build(**values)}, **kwargs)
+
+        wrapper.__signature__ = inspect.Signature([*own, *added])
+        wrapper.__annotations__ = {
+            **{k: v for k, v in command.__annotations__.items() if k != group.name},
+            **{name: kind for name, (kind, _) in group.options.items()},
+        }
+        return wrapper
+
+    return decorate
+
+
+def _data_source(dataset, split, attributes, top_cast, ratings, items, ratings_columns, items_columns, duplicates,
+                 no_download, home):  # fmt: skip
+    from ingest.datasets import DataSource
+    from ingest.userfiles import parse_columns
+
+    kinds = None if attributes is None else [k.strip() for k in attributes.split(",") if k.strip()]
+    return DataSource(
+        dataset=dataset, ratings=ratings, items=items, split=split, kinds=kinds, top_cast=top_cast,
+        ratings_columns=parse_columns(ratings_columns), item_columns=parse_columns(items_columns),
+        duplicates=duplicates, download=not no_download, home=home,
+    )  # fmt: skip
+
+
+DATASET = typer.Option(
+    None, "--dataset", "-d", help="ml-100k (default), ml-1m, ml-latest-small, ml-25m or demo (offline, generated)."
+)
+SPLIT = typer.Option(
+    None,
+    "--split",
+    "-s",
+    help="ml-100k: u1..u5, ua, ub (default u1). Any data: all, random:FRACTION:SEED, leave-k-out:K:SEED or "
+    "temporal:FRACTION (default: all to train, random:0.2:0 to evaluate).",
+)
+ATTRIBUTES = typer.Option(
+    None,
+    "--attributes",
+    "-a",
+    help="Attribute kinds, comma separated (default: every kind the data has; ml-100k: genre, director, writer, "
+    "cast; ml-latest-small: genre, tag).",
+)
+TOP_CAST = typer.Option(3, "--top-cast", help="Keep the first N billed cast members (ml-100k); 0 keeps all.")
+RATINGS = typer.Option(
+    None, "--ratings", help="Your own ratings CSV/TSV (header; user, item, rating[, timestamp]) instead of --dataset."
+)
+ITEMS = typer.Option(
+    None, "--items", help="Your own item table: wide (item, title, genres, … with |-separated values) or long "
+    "(item, kind, value)."
+)  # fmt: skip
+RATINGS_COLUMNS = typer.Option(
+    None, "--ratings-columns", help="Header names of your ratings file, e.g. user=reader,item=book,rating=stars."
+)
+ITEMS_COLUMNS = typer.Option(None, "--items-columns", help="Header name of the item id in your item file: item=NAME.")
+DUPLICATES = typer.Option(
+    "error", "--duplicates", help="A (user, item) rated twice: error (default), last (keep the later) or mean."
+)
+NO_DOWNLOAD = typer.Option(
+    False, "--no-download", help="Never download: a missing data set is an error (default: fetch it on first use)."
+)
+
+DATA = Group(
+    "data",
+    {
+        "dataset": (str, DATASET),
+        "split": (str, SPLIT),
+        "attributes": (str, ATTRIBUTES),
+        "top_cast": (int, TOP_CAST),
+        "ratings": (Path, RATINGS),
+        "items": (Path, ITEMS),
+        "ratings_columns": (str, RATINGS_COLUMNS),
+        "items_columns": (str, ITEMS_COLUMNS),
+        "duplicates": (str, DUPLICATES),
+        "no_download": (bool, NO_DOWNLOAD),
+        "home": (Path, HOME),
+    },
+    _data_source,
+)
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """The model options of ``train`` and ``evaluate``: what is co-clustered, HBLCoClust overrides,
+    the like threshold, the seed and the Dask scheduler."""
+
+    features: str
+    coclust: dict
+    like_threshold: float
+    seed: int
+    scheduler: str | None
+
+    def params(self, paper: bool = False) -> dict:
+        """:class:`~recsys.model.ProfileRecommender` parameters (``paper``: the paper's setting)."""
+        from ..model.settings import recommender_params
+
+        return recommender_params(features=self.features, paper=paper, coclust=self.coclust,
+                                  like_threshold=self.like_threshold, random_state=self.seed,
+                                  scheduler=self.scheduler)  # fmt: skip
+
+
+def _model_choice(features, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, like_threshold, seed,
+                  scheduler):  # fmt: skip
+    coclust = dict(n_bands=n_bands, band_size=band_size, min_rows=min_rows, min_cols=min_cols,
+                   min_density=min_density, skip_covered=skip_covered)  # fmt: skip
+    return ModelChoice(features, coclust, like_threshold, seed, scheduler)
+
+
+FEATURES = typer.Option(
+    "movies", "--features", help="Co-cluster the users × movies relation (movies) or every feature as the paper (all)."
+)
+MODEL = Group(
+    "model",
+    {
+        "features": (str, FEATURES),
+        "n_bands": (int, typer.Option(None, "--n-bands", help="HBLCoClust nhashes (default 300; the paper's 5000).")),
+        "band_size": (int, typer.Option(None, "--band-size", help="HBLCoClust nkeys (default 4).")),
+        "min_rows": (int, typer.Option(None, "--min-rows", help="HBLCoClust minO (default 2).")),
+        "min_cols": (int, typer.Option(None, "--min-cols", help="HBLCoClust minF (default 2).")),
+        "min_density": (float, typer.Option(None, "--min-density", help="HBLCoClust spthr (default 0.8).")),
+        "skip_covered": (
+            bool,
+            typer.Option(None, "--skip-covered/--all-regions", help="Region heuristic (default: skip covered)."),
+        ),
+        "like_threshold": (float, LIKE_THRESHOLD),
+        "seed": (int, typer.Option(0, "--seed", help="Random state.")),
+        "scheduler": (str, SCHEDULER),
+    },
+    _model_choice,
+)

@@ -1,0 +1,262 @@
+"""The methods the evaluation compares, behind one small protocol.
+
+Every method is a :class:`Method`: ``fit(train)`` on a :class:`Training` (ratings, and the item
+attributes and titles when there are any), ``score(users, items)`` → :class:`Scores` (higher =
+more likely a like, and which pairs it covers) for the like/dislike task, ``rank(user,
+candidates)`` → a score per candidate item for top-N lists (``-inf``: cannot be listed).  The
+protocol (:mod:`recsys.evaluation.protocol`) treats them all alike: a method either has a rule
+of its own (``fixed_cut_off``: the majority class, the paper's rule) or gets its cut-off tuned.
+
+Here: the majority class, a per-user Bernoulli Naive Bayes over item attributes, popularity (a
+ranker), the profile model and the paper's rule; Surprise's rating predictors are in
+:mod:`recsys.evaluation.surprise_methods`.  :func:`method_factories` builds them by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import ProfileRecommender
+
+
+@dataclass(frozen=True)
+class Training:
+    """What a method is fitted on: ratings ``user, item, rating``; item attributes ``item, kind,
+    value`` and titles ``item, title`` when known."""
+
+    ratings: object
+    attributes: object = None
+    items: object = None
+
+
+@dataclass
+class Scores:
+    """A method's score of each pair, and whether it covers the pair (its score means nothing if not)."""
+
+    score: np.ndarray
+    covered: np.ndarray
+
+    def __post_init__(self):
+        self.score = np.asarray(self.score, dtype=np.float64)
+        self.covered = np.asarray(self.covered, dtype=bool)
+
+
+class Method:
+    """One compared method (see the module docstring)."""
+
+    name = ""
+    # a rule of its own: predicts a like iff score >= fixed_cut_off; None: the cut-off is tuned
+    fixed_cut_off: float | None = None
+    # the cut-off the method has without tuning (as the paper scored its baselines), if any
+    natural_cut_off: float | None = None
+
+    def fit(self, train: Training) -> Method:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def score(self, users, items) -> Scores:  # pragma: no cover - interface
+        raise NotImplementedError(f"{self.name} does not predict likes")
+
+    def rank(self, user, candidates) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError(f"{self.name} does not rank items")
+
+    def natural_like(self, score: np.ndarray) -> np.ndarray:
+        """Predictions at the natural cut-off."""
+        return score >= self.natural_cut_off
+
+    def describe(self) -> dict:
+        """Fields the results of this method carry besides the metrics."""
+        return {}
+
+
+class Majority(Method):
+    """Always "like" (the majority class); its score is constant."""
+
+    name = "majority"
+    fixed_cut_off = 1.0
+
+    def fit(self, train: Training) -> Majority:
+        return self
+
+    def score(self, users, items) -> Scores:
+        return Scores(np.ones(len(users)), np.ones(len(users), dtype=bool))
+
+
+class Popularity(Method):
+    """Top-N baseline: items ranked by their number of training likes."""
+
+    name = "popularity"
+
+    def __init__(self, like_threshold: float = 2.0):
+        self.like_threshold = like_threshold
+
+    def fit(self, train: Training) -> Popularity:
+        ratings = train.ratings
+        self.counts_ = ratings.loc[ratings["rating"] > self.like_threshold, "item"].value_counts()
+        return self
+
+    def rank(self, user, candidates) -> np.ndarray:
+        return self.counts_.reindex(np.asarray(candidates)).fillna(0).to_numpy(dtype=np.float64)
+
+
+class ProfileMethod(Method):
+    """The profile model (:class:`~recsys.model.ProfileRecommender`, scored mode)."""
+
+    name = "profile"
+
+    def __init__(self, **params):
+        self.params = params
+
+    def fit(self, train: Training) -> ProfileMethod:
+        self.model = ProfileRecommender(**self.params).fit(train.ratings, train.attributes, train.items)
+        return self
+
+    def score(self, users, items) -> Scores:
+        p = self.model.predict_many(users, items)
+        return Scores(p.score, p.covered)
+
+    def rank(self, user, candidates) -> np.ndarray:
+        fp = self.model.profiles_
+        u = int(fp.user_index([user])[0])
+        if u < 0:
+            return np.full(len(candidates), -np.inf)
+        ranking = self.model.rank_items(u, fp.item_index(candidates))
+        return ranking.key
+
+    def with_evidence(self, groups) -> ProfileMethod:
+        """This fitted model with only the evidence groups ``groups`` (an ablation: the same
+        co-clusters, the weights refitted)."""
+        other = ProfileMethod(**{**self.params, "evidence": tuple(groups)})
+        other.model = self.model.with_evidence(groups)
+        return other
+
+
+class PaperRule(Method):
+    """The paper's rule on the paper's co-clusters: the larger Jaccard similarity of the item's
+    attributes with the user's like and dislike profiles wins (a score ``J(like) - J(dislike)``,
+    a like iff it is >= 0, ties going to like); no match abstains."""
+
+    name = "profile_paper"
+    fixed_cut_off = 0.0
+
+    def __init__(self, **params):
+        self.params = params
+
+    def fit(self, train: Training) -> PaperRule:
+        self.model = ProfileRecommender(**self.params).fit(train.ratings, train.attributes, train.items, scored=False)
+        return self
+
+    def score(self, users, items) -> Scores:
+        p = self.model.predict_many(users, items, mode="paper")
+        return Scores(p.score, p.covered)
+
+    def describe(self) -> dict:
+        r = self.model.report_
+        return {
+            "rule": "paper: the larger Jaccard similarity wins; no cut-off",
+            "coclusters": {"like": r["like_coclusters"], "dislike": r["dislike_coclusters"]},
+            "relations": r["relations"],
+        }
+
+
+class NaiveBayes(Method):
+    """Per-user Bernoulli Naive Bayes over item attributes (the paper's Naive Bayes baseline).
+
+    For each user, two classes (like: rating above the like threshold, dislike) with
+    Laplace-smoothed priors ``P(c) = (n_c + 1) / (n + 2)``; the features are the binary attributes
+    of the rated item and the item itself, restricted to those occurring in the user's training
+    items; ``P(a | c) = (n_{c,a} + 1) / (n_c + 2)``.  A test item is scored with the full Bernoulli
+    likelihood (present *and* absent attributes).  The score is ``P(like | item)``; it covers pairs
+    of a known user and a known item.  The paper does not say which Naive Bayes it used.
+    """
+
+    name = "naive_bayes"
+    natural_cut_off = 0.5
+
+    def __init__(self, like_threshold: float = 2.0):
+        self.like_threshold = like_threshold
+
+    def fit(self, train: Training) -> NaiveBayes:
+        import pandas as pd
+        import scipy.sparse as sp
+
+        from ingest.features import attribute_names
+        from ingest.features import item_attributes as own_attribute
+
+        ratings = train.ratings
+        attrs = train.attributes if train.attributes is not None else pd.DataFrame(columns=["item", "kind", "value"])
+        items = pd.Index(pd.unique(np.concatenate([ratings["item"].to_numpy(), attrs["item"].to_numpy()])))
+        names = np.concatenate([attribute_names(attrs["kind"], attrs["value"]), own_attribute(items.to_numpy())])
+        item_of = np.concatenate([items.get_indexer(attrs["item"]), np.arange(len(items))])
+        a_codes, vocab = pd.factorize(pd.Series(names))
+        A = sp.csr_matrix((np.ones(len(a_codes)), (item_of, a_codes)), shape=(len(items), len(vocab)))
+        A.sum_duplicates()
+        A.data[:] = 1
+        u_codes, users = pd.factorize(ratings["user"])
+        i = items.get_indexer(ratings["item"])
+        like = ratings["rating"].to_numpy() > self.like_threshold
+        n_u = len(users)
+        R_like = sp.csr_matrix((np.ones(like.sum()), (u_codes[like], i[like])), shape=(n_u, len(items)))
+        R_dis = sp.csr_matrix((np.ones((~like).sum()), (u_codes[~like], i[~like])), shape=(n_u, len(items)))
+        self.users_, self.items_ = pd.Index(users), items
+        self.n_like_ = np.asarray(R_like.sum(axis=1)).ravel()
+        self.n_dis_ = np.asarray(R_dis.sum(axis=1)).ravel()
+        c_like, c_dis = (R_like @ A).tocsr(), (R_dis @ A).tocsr()
+        seen = ((c_like + c_dis) > 0).astype(np.float64).tocsr()
+        self.logp_like_ = self._log_probs(c_like, seen, self.n_like_)
+        self.logp_dis_ = self._log_probs(c_dis, seen, self.n_dis_)
+        self.A_ = A.tocsr()
+        return self
+
+    @staticmethod
+    def _log_probs(counts, seen, n_c):
+        import scipy.sparse as sp
+
+        seen = seen.tocoo()
+        cnt = np.asarray(counts.tocsr()[seen.row, seen.col]).ravel()
+        p = (cnt + 1.0) / (n_c[seen.row] + 2.0)
+        lp = sp.csr_matrix((np.log(p), (seen.row, seen.col)), shape=seen.shape)
+        l1p = sp.csr_matrix((np.log1p(-p), (seen.row, seen.col)), shape=seen.shape)
+        return lp, l1p
+
+    def score(self, users, items) -> Scores:
+        u = self.users_.get_indexer(np.asarray(users))
+        i = self.items_.get_indexer(np.asarray(items))
+        known = (u >= 0) & (i >= 0)
+        out = np.full(len(u), np.nan)
+        uk, ik = u[known], i[known]
+        scores = []
+        for (lp, l1p), n_c, n_o in (
+            (self.logp_like_, self.n_like_, self.n_dis_),
+            (self.logp_dis_, self.n_dis_, self.n_like_),
+        ):
+            prior = np.log((n_c[uk] + 1.0) / (n_c[uk] + n_o[uk] + 2.0))
+            absent_all = np.asarray(l1p.sum(axis=1)).ravel()[uk]
+            present = np.asarray((lp - l1p)[uk].multiply(self.A_[ik]).sum(axis=1)).ravel()
+            scores.append(prior + absent_all + present)
+        d = np.clip(scores[1] - scores[0], -50, 50)
+        out[known] = 1.0 / (1.0 + np.exp(d))
+        return Scores(out, known)
+
+
+def method_factories(
+    like_threshold: float, seed: int, profile_params: dict, paper_params: dict, paper_features: str
+) -> dict:
+    """A maker of every like/dislike method by name (fresh, unfitted instances)."""
+    from .surprise_methods import SURPRISE_METHODS, SurpriseMethod
+
+    return {
+        "majority": Majority,
+        **{name: (lambda n=name: SurpriseMethod(n, seed, like_threshold)) for name in SURPRISE_METHODS},
+        "naive_bayes": lambda: NaiveBayes(like_threshold),
+        "profile_paper": lambda: PaperRule(
+            **{
+                **profile_params,
+                "features": paper_features,
+                "like_params": paper_params,
+                "dislike_params": paper_params,
+            }
+        ),  # fmt: skip
+        "profile": lambda: ProfileMethod(**profile_params),
+    }

@@ -1,0 +1,102 @@
+"""The metrics of the protocol: AUC, the like/dislike metrics at a cut-off, the tuned cut-off,
+and ranking quality of top-N lists.  Conventions in :mod:`recsys.evaluation.protocol`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.logistic import best_balanced_threshold
+
+K = 10  # the length of the top-N lists
+
+
+def roc_auc(y: np.ndarray, score: np.ndarray) -> float:
+    """Area under the ROC curve (ties counted half), by ranks.
+
+    >>> roc_auc(np.array([1, 0, 1, 0]), np.array([0.9, 0.1, 0.5, 0.5]))
+    0.875
+    """
+    y = np.asarray(y, dtype=bool)
+    score = np.asarray(score, dtype=np.float64)
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    order = np.argsort(score, kind="mergesort")
+    s = score[order]
+    ranks = np.empty(len(s))
+    starts = np.r_[0, np.flatnonzero(np.diff(s) != 0) + 1]
+    ends = np.r_[starts[1:], len(s)]
+    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)
+    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def fill_uncovered(score: np.ndarray, covered: np.ndarray) -> np.ndarray:
+    """Scores with the uncovered (or NaN) ones set to the mean of the covered ones."""
+    s = np.asarray(score, dtype=np.float64)
+    ok = np.asarray(covered, dtype=bool) & np.isfinite(s)
+    fill = float(s[ok].mean()) if ok.any() else 0.0
+    return np.where(ok, s, fill)
+
+
+def metrics(y, like, covered, score, paper_covered=None) -> dict:
+    """The metrics of one method: ``like`` are its predictions, valid where ``covered``."""
+    y = np.asarray(y, dtype=bool)
+    like = np.asarray(like, dtype=bool)
+    covered = np.asarray(covered, dtype=bool)
+    full = np.where(covered, like, ~y)
+    dis_true, dis_pred = ~y, ~full
+    out = {
+        "n": int(len(y)),
+        "coverage": float(covered.mean()),
+        "accuracy_covered": float((like[covered] == y[covered]).mean()) if covered.any() else float("nan"),
+        "majority_covered": float(y[covered].mean()) if covered.any() else float("nan"),
+        "accuracy_full": float((full == y).mean()),
+        "majority_accuracy_full": float(y.mean()),
+        "balanced_accuracy_full": float(0.5 * (full[y].mean() + (~full[~y]).mean())),
+        "dislike_recall_full": float((dis_pred & dis_true).sum() / max(dis_true.sum(), 1)),
+        "dislike_precision_full": float((dis_pred & dis_true).sum() / max(dis_pred.sum(), 1)),
+        "auc_full": roc_auc(y, fill_uncovered(score, covered)),
+    }
+    if paper_covered is not None:
+        pc = np.asarray(paper_covered, dtype=bool) & covered
+        out["accuracy_on_paper_covered"] = float((like[pc] == y[pc]).mean()) if pc.any() else float("nan")
+    return out
+
+
+def tune_threshold(score, covered, y) -> float:
+    """The cut-off with the best balanced accuracy on the covered ratings."""
+    covered = np.asarray(covered, dtype=bool) & np.isfinite(score)
+    if not covered.any():
+        return float("nan")
+    return float(best_balanced_threshold(np.asarray(score)[covered], np.asarray(y, dtype=bool)[covered]))
+
+
+def ranking_metrics(recommended: list, relevant: list, n_catalogue: int, k: int = K) -> dict:
+    """Precision, recall, NDCG and hit rate at ``k``, averaged over users, and catalogue coverage.
+
+    ``recommended[j]`` is user ``j``'s ranked list, ``relevant[j]`` the set of relevant items.
+
+    >>> round(ranking_metrics([[1, 2, 3]], [{2, 9}], n_catalogue=10, k=3)["ndcg@3"], 4)  # (1/log2 3) / (1 + 1/log2 3)
+    0.3869
+    """
+    p, r, nd, hit = [], [], [], []
+    seen = set()
+    discount = 1.0 / np.log2(np.arange(2, k + 2))
+    for rec, rel in zip(recommended, relevant, strict=True):
+        rec = list(rec)[:k]
+        seen.update(rec)
+        hits = np.array([x in rel for x in rec], dtype=float)
+        dcg = float((hits * discount[: len(hits)]).sum())
+        idcg = float(discount[: min(k, len(rel))].sum())
+        p.append(hits.sum() / k)
+        r.append(hits.sum() / len(rel))
+        nd.append(dcg / idcg if idcg > 0 else 0.0)
+        hit.append(float(hits.any()))
+    return {
+        f"precision@{k}": float(np.mean(p)),
+        f"recall@{k}": float(np.mean(r)),
+        f"ndcg@{k}": float(np.mean(nd)),
+        f"hit_rate@{k}": float(np.mean(hit)),
+        "catalogue_coverage": len(seen) / max(n_catalogue, 1),
+        "users": len(recommended),
+    }

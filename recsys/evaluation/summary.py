@@ -1,0 +1,62 @@
+"""An evaluation's figures as tables a person reads: plain text for the terminal (``recsys
+evaluate``), Markdown for the results files (``experiments.movielens``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+TEXT_COLUMNS = ("auc_full", "balanced_accuracy_full", "accuracy_full", "dislike_recall_full", "coverage", "threshold")
+TOPN_COLUMNS = ("precision@10", "recall@10", "ndcg@10", "hit_rate@10", "catalogue_coverage")
+SHORT = {"auc_full": "AUC", "balanced_accuracy_full": "bal. acc.", "accuracy_full": "accuracy",
+         "majority_accuracy_full": "always-like acc.", "dislike_recall_full": "dislike recall",
+         "dislike_precision_full": "dislike precision", "coverage": "coverage", "threshold": "cut-off",
+         "fit_seconds": "fit s", "predict_seconds": "predict s"}  # fmt: skip
+
+
+def cell(v, digits: int = 4) -> str:
+    """A figure as text; ``—`` for a missing or non-finite one."""
+    if v is None or (isinstance(v, float) and not np.isfinite(v)):
+        return "—"
+    return f"{v:.{digits}f}"
+
+
+def markdown_table(rows: dict, columns) -> list[str]:
+    """One Markdown row per method (``rows``: name → figures); seconds with one decimal."""
+    out = ["| method | " + " | ".join(SHORT.get(c, c) for c in columns) + " |", "|---|" + "---|" * len(columns)]
+    for name, r in rows.items():
+        cells = (cell(r.get(c), 1 if c.endswith("seconds") else 4) for c in columns)
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    return out
+
+
+def text_lines(res: dict) -> list[str]:
+    """The whole of an evaluation (:func:`recsys.evaluation.evaluate` plus its source) as text."""
+    lines = [
+        f"{res.get('dataset', res.get('ratings_file'))} {res['split']}: {res['n_test']:,} test ratings, "
+        f"{res['like_share_test']:.1%} likes "
+        "(the always-like accuracy). Cut-offs: best balanced accuracy on a held-out 10% of training, every method."
+    ]
+    head = f"{'method':<22}" + "".join(f"{c.replace('_full', '').replace('_', ' '):>19}" for c in TEXT_COLUMNS)
+    for title, group in (("methods", res["methods"]), ("ablations of profile", res["ablations"])):
+        lines += ["", f"{title}:", head]
+        for name, r in group.items():
+            cells = (f"{'—':>19}" if r[c] is None else f"{r[c]:>19.4f}" for c in TEXT_COLUMNS)
+            lines.append(f"{name:<22}" + "".join(cells))
+    if "ci" in res:
+        lines += ["", "profile minus each method, 95% paired bootstrap interval:"]
+        for name, c in res["ci"]["versus"].items():
+            a, b = c["auc_diff_ci"], c["balanced_accuracy_diff_ci"]
+            lines.append(
+                f"  {name:<20} AUC {c['auc_diff']:+.4f} [{a[0]:+.4f}, {a[1]:+.4f}]   "
+                f"balanced accuracy {c['balanced_accuracy_diff']:+.4f} [{b[0]:+.4f}, {b[1]:+.4f}]"
+            )
+    if "topn" in res:
+        t = res["topn"]
+        lines += ["", f"top-{t['k']} ({t['relevant']} is relevant; {t['candidates']}):"]
+        for name, r in t["methods"].items():
+            lines.append(
+                f"  {name:<14} precision {r['precision@10']:.4f}  recall {r['recall@10']:.4f}  "
+                f"ndcg {r['ndcg@10']:.4f}  hit rate {r['hit_rate@10']:.4f}  coverage {r['catalogue_coverage']:.4f}"
+            )
+    lines += ["", f"{res['seconds']:.0f} s; commit {res['commit']}"]
+    return lines

@@ -1,0 +1,303 @@
+"""Learning :class:`~recsys.model.profiles.FittedProfiles` from training ratings: a function, no state.
+
+Phases (each timed in the report): the vocabularies, the rating matrix and the rating baseline;
+the paper's like/dislike relations (:func:`ingest.relations.build_relations`); co-clustering of
+the like (``:Y``) and dislike (``:N``) relations with :class:`coclust.HBLCoClust`; the
+neighbourhoods the co-clusters define.
+
+Which features are co-clustered is a choice (``features``):
+
+``"movies"`` (the default)
+    users × items of the relation (``movie:<id>:Y``), as for a collaborative-filtering
+    bicluster; each co-cluster is then relaxed over the attribute relations the way step 5 of
+    HBLCoClust relaxes columns: an attribute feature joins a co-cluster when at least
+    ``min_density`` of its users hold it and one of its movies carries it.  On MovieLens 100K u1
+    this is 6–10× faster than the next choice and gives better neighbourhoods (the attribute
+    features, held by almost every user, dominate the co-clusters): see
+    ``experiments/results/movielens.md``.
+``"all"``
+    the paper: users × every feature (movies and attributes) co-clustered together.
+``"attributes"``
+    users × the attribute features only (the paper's relation without its per-movie features).
+
+The neighbourhoods come from the co-clusters (``neighbours="coclusters"``, the product), or, as a
+control for the ablations, from the plain co-ratings (``neighbours="ratings"``: the cosine of the
+users' +1 like / -1 dislike vectors, and of the items'), which no co-cluster can explain.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from coclust.params import DENSITY_TOLERANCE
+from ingest.features import DISLIKED, ITEM_KIND, LIKED, attribute_names, split_features
+
+from .csr import Csr
+from .ids import id_array
+from .neighbours import Neighbours, from_coclusters, from_ratings
+from .profiles import CoClusters, FittedProfiles
+from .ratings import check_ratings, rating_baseline
+from .settings import RECOMMENDER_PARAMS, SIDES
+
+
+def fit_profiles(
+    ratings,
+    item_attributes=None,
+    items=None,
+    *,
+    like_threshold: float = 2.0,
+    features: str = "movies",
+    like_params: dict | None = None,
+    dislike_params: dict | None = None,
+    n_neighbours: int = 200,
+    neighbours: str = "coclusters",
+    random_state: int = 0,
+    progress=None,
+) -> tuple[FittedProfiles, dict]:
+    """Learn the profiles of ``ratings`` (``user, item, rating``).
+
+    Parameters
+    ----------
+    ratings : DataFrame
+        Training ratings, one per (user, item).
+    item_attributes : DataFrame with columns ``item, kind, value``, optional
+    items : DataFrame with columns ``item, title``, optional
+        Display titles.
+    like_threshold : float
+        A rating above it is a like (the paper: 2).
+    features : {"movies", "all", "attributes"}
+        What the co-clusters are computed on (see the module docstring).
+    like_params, dislike_params : dict, optional
+        :class:`coclust.HBLCoClust` parameters; default
+        :data:`~recsys.model.settings.RECOMMENDER_PARAMS`.
+    n_neighbours : int
+        Neighbours kept per user and per item.
+    neighbours : {"coclusters", "ratings"}
+        Where the neighbourhoods come from (``ratings`` is a control, see the module docstring).
+
+    Returns
+    -------
+    (FittedProfiles, dict)
+        The profiles and a report: co-cluster and relation counts, step timings.
+    """
+    say = progress or (lambda message: None)
+    check_ratings(ratings)
+    timings: dict = {}
+    t0 = time.perf_counter()
+    with _timed(timings, "vocabularies"):
+        vocab = _Vocabulary.of(ratings, item_attributes, items)
+    with _timed(timings, "relations"):
+        say(f"relations of {len(ratings):,} ratings")
+        rel = _RelationColumns.of(ratings, vocab, like_threshold)
+    report = {"relations": rel.summary, "features": features}
+    coclusters = {}
+    for side, params in zip(SIDES, (like_params, dislike_params), strict=True):
+        with _timed(timings, f"cocluster_{side}"):
+            coclusters[side] = _cocluster(side, rel, vocab, features, params, random_state, report, say)
+    with _timed(timings, "neighbours"):
+        say("neighbourhoods")
+        nbrs = _neighbourhoods(coclusters, vocab, neighbours, n_neighbours, like_threshold)
+    timings["total"] = time.perf_counter() - t0
+    report["timings"] = timings
+    return vocab.profiles(coclusters, nbrs, like_threshold, features), report
+
+
+@contextmanager
+def _timed(timings: dict, name: str):
+    t = time.perf_counter()
+    yield
+    timings[name] = time.perf_counter() - t
+
+
+@dataclass
+class _Vocabulary:
+    """Users, items (rated or described) and attributes in index order; the rating matrix, the
+    items × attributes matrix, display titles and the rating baseline."""
+
+    users: np.ndarray
+    items: np.ndarray
+    attributes: np.ndarray
+    attribute_table: object  # DataFrame item, kind, value (deduplicated)
+    ratings: Csr
+    item_attributes: Csr
+    titles: np.ndarray
+    baseline: tuple
+
+    @classmethod
+    def of(cls, ratings, item_attributes, items) -> _Vocabulary:
+        import pandas as pd
+
+        attrs_df = (
+            pd.DataFrame(columns=["item", "kind", "value"])
+            if item_attributes is None
+            else item_attributes[["item", "kind", "value"]].drop_duplicates()
+        )
+        users = id_array(np.unique(id_array(ratings["user"].to_numpy())))
+        item_ids = id_array(ratings["item"].to_numpy())
+        attr_items = id_array(attrs_df["item"].to_numpy()) if len(attrs_df) else item_ids[:0]
+        if len(attr_items) and attr_items.dtype != item_ids.dtype:
+            attr_items, item_ids = attr_items.astype(str), item_ids.astype(str)
+        items_vocab = np.unique(np.concatenate([item_ids, attr_items]))
+        names = attribute_names(attrs_df["kind"], attrs_df["value"]).astype(str) if len(attrs_df) else None
+        attributes = np.unique(names) if names is not None else np.zeros(0, dtype=str)
+        u_idx = np.searchsorted(users, id_array(ratings["user"].to_numpy()))
+        i_idx = np.searchsorted(items_vocab, item_ids)
+        shape = (len(users), len(items_vocab))
+        R = Csr.from_pairs(u_idx, i_idx, shape, ratings["rating"].to_numpy(dtype=np.float64))
+        a_items = np.searchsorted(items_vocab, attr_items)
+        a_attrs = np.searchsorted(attributes, names) if names is not None else np.zeros(0, dtype=np.int64)
+        IA = Csr.from_pairs(a_items, a_attrs, (len(items_vocab), len(attributes)))
+        return cls(users, items_vocab, attributes, attrs_df, R, IA, _titles(items, items_vocab), rating_baseline(R))
+
+    def profiles(self, coclusters: dict, neighbours: dict, like_threshold: float, features: str) -> FittedProfiles:
+        mean, user_bias, item_bias = self.baseline
+        return FittedProfiles(
+            users=self.users,
+            items=self.items,
+            attributes=self.attributes.astype(str),
+            item_titles=self.titles,
+            item_attributes=self.item_attributes,
+            ratings=self.ratings,
+            like_threshold=float(like_threshold),
+            global_mean=mean,
+            user_bias=user_bias,
+            item_bias=item_bias,
+            like=coclusters["like"],
+            dislike=coclusters["dislike"],
+            neighbours=neighbours,
+            features=features,
+        )
+
+
+@dataclass
+class _RelationColumns:
+    """The paper's like/dislike relation (users × features) with, per feature column, its
+    polarity, the item it names (``movie:<id>``, else -1) and the attribute it names (else -1)."""
+
+    X: object  # csr_matrix
+    polarity: np.ndarray
+    is_item: np.ndarray
+    col_item: np.ndarray
+    col_attr: np.ndarray
+    row_user: np.ndarray
+    summary: dict
+
+    @classmethod
+    def of(cls, ratings, vocab: _Vocabulary, like_threshold: float) -> _RelationColumns:
+        from ingest.relations import build_relations
+
+        attrs = vocab.attribute_table
+        rel = build_relations(ratings[["user", "item", "rating"]], attrs if len(attrs) else None, like_threshold)
+        attr_names, pol = split_features(rel.features)
+        is_item = np.char.startswith(attr_names.astype(str), ITEM_KIND + ":")
+        col_item = np.full(len(attr_names), -1, dtype=np.int64)
+        col_attr = np.full(len(attr_names), -1, dtype=np.int64)
+        if is_item.any():
+            item_str = np.char.partition(attr_names[is_item].astype(str), ":")[:, 2]
+            by_str = {str(x): n for n, x in enumerate(vocab.items.tolist())}
+            col_item[is_item] = [by_str[s] for s in item_str.tolist()]
+        if (~is_item).any():
+            col_attr[~is_item] = np.searchsorted(vocab.attributes, attr_names[~is_item].astype(str))
+        row_user = np.searchsorted(vocab.users, id_array(rel.objects))
+        return cls(rel.matrix.tocsr(), pol, is_item, col_item, col_attr, row_user, rel.summary())
+
+
+def _cocluster(side: str, rel: _RelationColumns, vocab: _Vocabulary, features: str, params, random_state,
+               report: dict, say) -> CoClusters:  # fmt: skip
+    """The co-clusters of one side's relation, in user / item / attribute indices; their counts
+    and parameters go into ``report``."""
+    from coclust import HBLCoClust
+
+    params = dict(RECOMMENDER_PARAMS if params is None else params)
+    side_cols = rel.polarity == (LIKED if side == "like" else DISLIKED)
+    kind_cols = {"movies": rel.is_item, "attributes": ~rel.is_item, "all": np.ones(len(rel.is_item), dtype=bool)}
+    fit_cols = np.flatnonzero(side_cols & kind_cols[features])
+    Xs = rel.X[:, fit_cols].tocsr()
+    say(f"co-clustering the {side} relation ({Xs.nnz:,} relations)")
+    model = HBLCoClust(random_state=random_state, **params).fit(Xs) if Xs.nnz else None
+    found = model.coclusters_ if model is not None else []
+    rows = [rel.row_user[r] for r, _ in found]
+    cols = [fit_cols[c] for _, c in found]
+    cc_items = [np.sort(rel.col_item[c[rel.is_item[c]]]) for c in cols]
+    if features == "movies":
+        attr_cols = np.flatnonzero(side_cols & ~rel.is_item)
+        cc_attrs = _attach_attributes(rows, cc_items, rel.X, attr_cols, rel.col_attr, vocab.item_attributes, params)
+    else:
+        cc_attrs = [np.sort(rel.col_attr[c[~rel.is_item[c]]]) for c in cols]
+    report[f"{side}_coclusters"] = len(found)
+    report[f"{side}_params"] = params
+    report[f"{side}_coclustered"] = {"features": int((np.diff(Xs.tocsc().indptr) > 0).sum()), "relations": int(Xs.nnz)}
+    if model is not None:
+        report[f"{side}_seeds"] = int(model.n_seeds_)
+        report[f"{side}_regions"] = int(model.n_regions_)
+        report[f"{side}_concepts"] = int(model.n_concepts_)
+    return CoClusters(
+        Csr.from_lists([np.sort(r) for r in rows], len(vocab.users)),
+        Csr.from_lists(cc_items, len(vocab.items)),
+        Csr.from_lists(cc_attrs, len(vocab.attributes)),
+    )
+
+
+def _neighbourhoods(coclusters: dict, vocab: _Vocabulary, neighbours: str, n_neighbours: int,
+                    like_threshold: float) -> dict:  # fmt: skip
+    """Users' and items' neighbours through each side's co-clusters; with ``neighbours="ratings"``
+    the like side's from plain co-ratings instead (the control) and no dislike side."""
+    n_users, n_items = len(vocab.users), len(vocab.items)
+    nbrs = {}
+    for side in SIDES:
+        cc = coclusters[side]
+        nbrs[f"{side}_users"] = from_coclusters(cc.users, n_users, n_neighbours)
+        nbrs[f"{side}_items"] = from_coclusters(cc.items, n_items, n_neighbours)
+    if neighbours == "ratings":
+        R = vocab.ratings
+        signed = R.with_values(np.where(R.values > like_threshold, 1.0, -1.0))
+        nbrs["like_users"] = from_ratings(signed, n_neighbours)
+        nbrs["like_items"] = from_ratings(signed.transpose(), n_neighbours)
+        nbrs["dislike_users"] = Neighbours(np.zeros(n_users + 1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0))
+        nbrs["dislike_items"] = Neighbours(np.zeros(n_items + 1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0))
+    return nbrs
+
+
+def _attach_attributes(rows, items, X, attr_cols, col_attr, item_attrs: Csr, params) -> list[np.ndarray]:
+    """For each co-cluster (its users ``rows`` and movies ``items``): the attribute features of
+    ``attr_cols`` that at least ``min_density`` of its users hold (step 5's relaxation over the
+    attribute columns) and that at least one of its movies carries (so that a group that likes
+    Star Wars is not described by every actor its members ever rated well)."""
+    import scipy.sparse as sp
+
+    density = float(params.get("min_density", 1.0))
+    if not rows or len(attr_cols) == 0:
+        return [np.zeros(0, dtype=np.int64) for _ in rows]
+    A = X[:, attr_cols].tocsc().astype(np.float32)
+    attr_of_col = col_attr[attr_cols]
+    sizes = np.array([len(r) for r in rows])
+    out = []
+    for lo in range(0, len(rows), 2048):
+        part = rows[lo : lo + 2048]
+        lengths = [len(r) for r in part]
+        M = sp.csr_matrix(
+            (np.ones(sum(lengths), np.float32), np.concatenate(part), np.r_[0, np.cumsum(lengths)]),
+            shape=(len(part), X.shape[0]),
+        )
+        counts = (M @ A).tocsr()
+        need = density * sizes[lo : lo + len(part)] - DENSITY_TOLERANCE
+        for j in range(len(part)):
+            s, e = counts.indptr[j], counts.indptr[j + 1]
+            held = attr_of_col[counts.indices[s:e][counts.data[s:e] >= need[j]]]
+            _, pos = item_attrs.rows_entries(items[lo + j])
+            out.append(np.intersect1d(held, item_attrs.idx[pos]))
+    return out
+
+
+def _titles(items, vocab: np.ndarray) -> np.ndarray:
+    if items is None or len(items) == 0 or "title" not in items.columns:
+        return np.full(len(vocab), "", dtype=object).astype(str)
+    ids = id_array(items["item"].to_numpy())
+    if ids.dtype != vocab.dtype:
+        ids, vocab = ids.astype(str), vocab.astype(str)
+    lookup = dict(zip(ids.tolist(), items["title"].astype(str).tolist(), strict=True))
+    return np.array([lookup.get(x, "") for x in vocab.tolist()], dtype=str)

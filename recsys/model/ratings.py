@@ -1,0 +1,84 @@
+"""Training ratings: accepted inputs, their checks, the held-out split and the rating baseline.
+
+>>> import pandas as pd
+>>> r = pd.DataFrame({"user": [1, 1, 2, 2], "item": [10, 11, 10, 12], "rating": [5.0, 3.0, 4.0, 1.0]})
+>>> check_ratings(r)
+>>> holdout_mask(r, 0.5, seed=0).tolist() == holdout_mask(r.iloc[::-1], 0.5, seed=0)[::-1].tolist()
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ParameterError, RatingsError
+from .csr import Csr
+
+
+def as_ratings_frame(ratings):
+    """A DataFrame ``user, item, rating`` from a DataFrame, a ``surprise.Trainset`` or a ``surprise.Dataset``."""
+    import pandas as pd
+
+    if isinstance(ratings, pd.DataFrame):
+        return ratings
+    try:
+        from surprise import Dataset, Trainset
+    except ImportError:  # pragma: no cover - surprise is a dependency
+        Dataset = Trainset = ()
+    if isinstance(ratings, Dataset):
+        ratings = ratings.build_full_trainset()
+    if isinstance(ratings, Trainset):
+        rows = [(ratings.to_raw_uid(u), ratings.to_raw_iid(i), r) for u, i, r in ratings.all_ratings()]
+        return pd.DataFrame(rows, columns=["user", "item", "rating"])
+    raise ParameterError(f"ratings must be a DataFrame or a surprise Trainset/Dataset, got {type(ratings).__name__}")
+
+
+def check_ratings(ratings) -> None:
+    """Raise :class:`RatingsError` unless ``ratings`` is a DataFrame of finite (user, item, rating)
+    with no repeated pair."""
+    import pandas as pd
+
+    if not isinstance(ratings, pd.DataFrame) or not {"user", "item", "rating"} <= set(ratings.columns):
+        raise RatingsError("ratings must be a DataFrame with columns user, item, rating")
+    if len(ratings) == 0:
+        raise RatingsError("ratings is empty")
+    r = pd.to_numeric(ratings["rating"], errors="coerce").to_numpy(dtype=np.float64)
+    if not np.isfinite(r).all():
+        bad = ratings.loc[~np.isfinite(r), "rating"].iloc[0]
+        raise RatingsError(f"ratings must be finite numbers, found {bad!r}")
+    if ratings[["user", "item"]].isna().any().any():
+        raise RatingsError("ratings have a missing user or item id")
+    dup = ratings.duplicated(["user", "item"], keep=False)
+    if dup.any():
+        first = ratings.loc[dup, ["user", "item"]].iloc[0]
+        raise RatingsError(
+            f"ratings hold {int(dup.sum())} rows of repeated (user, item) pairs, e.g. ({first['user']}, "
+            f"{first['item']}); keep one rating per pair"
+        )
+
+
+def holdout_mask(ratings, fraction: float, seed: int) -> np.ndarray:
+    """True for the ratings held out: a hash of (user, item, seed) below ``fraction``.
+
+    It depends on the pair, not on the row order, so the same ratings in any order (a DataFrame,
+    a Surprise trainset) give the same split.
+    """
+    import pandas as pd
+
+    key = f"recsys{int(seed) & 0xFFFFFFFFFF:010d}"[-16:]
+    h = pd.util.hash_pandas_object(ratings[["user", "item"]].astype(str), index=False, hash_key=key).to_numpy()
+    return (h >> np.uint64(11)).astype(np.float64) / float(1 << 53) < fraction
+
+
+def rating_baseline(ratings: Csr, reg_user: float = 15.0, reg_item: float = 10.0, n_iter: int = 10):
+    """``(mean, user_bias, item_bias)`` by alternating regularised means: Surprise's
+    ``BaselineOnly`` with its default ALS options (``reg_u=15``, ``reg_i=10``, 10 epochs)."""
+    r, u, i = ratings.values, ratings.row_of, ratings.idx
+    mean = float(r.mean()) if len(r) else 0.0
+    nu, ni = ratings.shape
+    bu, bi = np.zeros(nu), np.zeros(ni)
+    cu, ci = np.bincount(u, minlength=nu), np.bincount(i, minlength=ni)
+    for _ in range(n_iter):
+        bi = np.bincount(i, r - mean - bu[u], minlength=ni) / (reg_item + ci)
+        bu = np.bincount(u, r - mean - bi[i], minlength=nu) / (reg_user + cu)
+    return mean, bu, bi

@@ -1,0 +1,57 @@
+"""The recommender's named choices and parameter presets, defined once.
+
+Everything here is plain data (and one small function): the command line, the evaluation and
+the experiments import it instead of repeating it.
+"""
+
+from __future__ import annotations
+
+# The two sides of the paper's relations, and the verdicts of a prediction.
+SIDES = ("like", "dislike")
+LIKE, DISLIKE, NONE = "like", "dislike", "none"
+# How a prediction is made: the scored like-probability, or the paper's Jaccard rule.
+MODES = ("scored", "paper")
+# What the co-clusters are computed on, and where the neighbourhoods come from
+# (see recsys.model.learning).
+FEATURES = ("movies", "all", "attributes")
+NEIGHBOURS = ("coclusters", "ratings")
+
+# Co-clustering parameters chosen for the recommender (measured on u1; see recsys.model.learning).
+RECOMMENDER_PARAMS = dict(n_bands=300, band_size=4, min_rows=2, min_cols=2, min_density=0.8, skip_covered=True)
+# The paper's MovieLens parameters (its table: minO = minF = 2, nhashes 5000, nkeys 4, thr 0,
+# spthr 0.8); the like relation then has millions of distinct regions, so the author's
+# skip_covered heuristic is on.
+PAPER_PARAMS = dict(
+    n_bands=5000, band_size=4, min_rows=2, min_cols=2, max_feature_freq=1.0, min_density=0.8, skip_covered=True
+)
+
+
+def recommender_params(
+    *,
+    features: str = "movies",
+    paper: bool = False,
+    coclust: dict | None = None,
+    like_threshold: float = 2.0,
+    random_state: int = 0,
+    scheduler: str | None = None,
+) -> dict:
+    """:class:`~recsys.model.ProfileRecommender` parameters from a user's choices.
+
+    ``paper`` takes the paper's co-clustering parameters and features (every feature, as the
+    paper co-clusters them); ``coclust`` overrides single HBLCoClust parameters (``None`` values
+    are ignored); ``scheduler`` sends the co-clustering's LSH step to that Dask scheduler.
+
+    >>> recommender_params(paper=True, coclust={"n_bands": 100, "min_rows": None})["like_params"]["n_bands"]
+    100
+    """
+    params = dict(PAPER_PARAMS if paper else RECOMMENDER_PARAMS)
+    params.update({k: v for k, v in (coclust or {}).items() if v is not None})
+    if scheduler is not None:
+        params.update(backend="dask", scheduler=scheduler)
+    return dict(
+        like_threshold=like_threshold,
+        features="all" if paper else features,
+        like_params=params,
+        dislike_params=dict(params),
+        random_state=random_state,
+    )
