@@ -21,16 +21,19 @@ class Demo:
     model: Path
     evaluation_file: Path
     report: Path
+    evaluation_page: Path
     evaluation: dict
 
 
 def run_demo(out: str | Path, users: int = 20, progress=None) -> Demo:
     """Train on the demo data, evaluate every method (200 bootstrap resamples), save the model,
-    the evaluation (JSON) and one report page for each of the ``users`` most active users."""
+    the evaluation (JSON and an HTML page) and one report page for each of the ``users`` most
+    active users, with an index that links the evaluation."""
     from ingest.datasets import DataSource
 
     from .evaluation import Protocol, evaluate
     from .model import ProfileRecommender
+    from .present.evaluation_report import write_evaluation
     from .present.report import write_all
     from .provenance import provenance
     from .store import fingerprint, save
@@ -50,5 +53,7 @@ def run_demo(out: str | Path, users: int = 20, progress=None) -> Demo:
         json.dump(evaluation, f, default=json_default, indent=1)
     counts = model.profiles_.ratings.lengths
     top = model.profiles_.users[np.argsort(-counts, kind="stable")[: max(1, users)]]
-    index = write_all(model, out / "report", top.tolist(), 10, str(out / "model"), progress=progress)
-    return Demo(out / "model", out / "evaluation.json", index, evaluation)
+    page = write_evaluation(evaluation, out / "report" / "evaluation.html")
+    index = write_all(model, out / "report", top.tolist(), 10, str(out / "model"), progress=progress,
+                      links=[("How every method compares: the evaluation", "evaluation.html")])  # fmt: skip
+    return Demo(out / "model", out / "evaluation.json", index, page, evaluation)

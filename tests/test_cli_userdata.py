@@ -19,13 +19,18 @@ def test_own_data_trains_evaluates_and_reports(books, tmp_path):
     assert res.returncode == 0, res.stderr
     res = recsys(
         "evaluate", "--ratings", r, "--items", i, *COLS, *FAST, "--split", "random:0.2:0", "--json", "--quiet",
-        "--bootstrap", "50", "--paper-n-bands", "60", home=tmp_path / "empty",
+        "--bootstrap", "50", "--paper-n-bands", "60", "--report", str(tmp_path / "evaluation.html"),
+        home=tmp_path / "empty",
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["split"] == "random:0.2:0" and out["ratings_file"] == r
     assert out["methods"]["profile"]["auc_full"] > 0.8  # two clear tastes
-    assert out["commit"] and "topn" in out and "ablations" in out
+    assert out["commit"] and "ablations" in out and out["ci"]["unit"] == "user"
+    assert list(out["topn"]["methods"]) == ["popularity", "ease", "itemknn", "rp3beta", "ials", "bpr", "profile"]
+    assert all("params" in m and "grid" in m for m in [*out["methods"].values(), *out["topn"]["methods"].values()])
+    html = (tmp_path / "evaluation.html").read_text()
+    assert html.count('class="roc"') == len(out["methods"]) and "rp3beta" in html
     page = tmp_path / "reader01.html"
     res = recsys("report", str(model), "reader01", "--out", str(page))
     assert res.returncode == 0, res.stderr
@@ -111,6 +116,14 @@ def test_report_all_and_demo_command(tmp_path):
     assert sorted(p.name for p in (tmp_path / "pages").iterdir()) == ["index.html", "user-1.html", "user-2.html"]
     res = recsys("report", str(out / "model"), "--out", str(tmp_path / "x.html"))
     assert res.returncode == 2 and "give USER, or --all" in res.stderr
+
+
+def test_evaluate_option_errors_come_before_the_data(tmp_path):
+    for args, message in ((["--grid", "huge"], "--grid must be one of small, full"),
+                          (["--methods", "svd,magic"], "--methods must be among"),
+                          (["--strong-users", "1.5"], "--strong-users must be in")):  # fmt: skip
+        res = recsys("evaluate", "--ratings", str(tmp_path / "none.csv"), *args)
+        assert res.returncode == 2 and message in res.stderr and "Traceback" not in res.stderr
 
 
 @pytest.mark.parametrize("n", [2, 3])

@@ -1,5 +1,6 @@
-"""The evaluation protocol: no test rating reaches fitting or tuning, every baseline on small
-fixtures, ranking metrics by hand, the bootstrap, and the whole protocol end to end."""
+"""The evaluation protocol: no test rating reaches a fit, a grid choice, a cut-off or a ranker;
+every method on small fixtures; the anchors against their formulas; ranking metrics by hand; the
+user-level bootstrap; strong generalisation; and the whole protocol end to end."""
 
 import numpy as np
 import pandas as pd
@@ -10,18 +11,29 @@ import recsys.evaluation as ev
 import recsys.evaluation.intervals as intervals
 import recsys.evaluation.metrics as metrics
 import recsys.evaluation.protocol as protocol
+import recsys.evaluation.selection as selection
 from recsys.evaluation.methods import Majority, Method, NaiveBayes, Popularity, Training
+from recsys.evaluation.ranking import RankingTask, list_metrics, ndcg_per_user, top_k
 from recsys.evaluation.surprise_methods import SURPRISE_METHODS, SurpriseMethod
-from recsys.evaluation.topn import TOPN_METHODS, top_k
+
+# small grids of two points where the declared ones are large: the protocol, not the search, is under test
+SMALL = {
+    "ials": [{"factors": 8, "regularization": 1.0, "alpha": 1.0, "iterations": 5, "input": "likes"},
+             {"factors": 8, "regularization": 10.0, "alpha": 1.0, "iterations": 5, "input": "all"}],
+    "bpr": [{"factors": 8, "learning_rate": 0.05, "regularization": 0.01, "iterations": 20, "input": "likes"}],
+    "rp3beta": [{"alpha": 1.0, "beta": 0.3, "k": 50, "input": "likes"},
+                {"alpha": 0.5, "beta": 0.6, "k": 50, "input": "all"}],
+}  # fmt: skip
+
+
+def _setup(**kw):
+    return ev.Setup(profile=dict(like_params=FAST, dislike_params=FAST), paper=FAST, grids=SMALL, **kw)
 
 
 @pytest.fixture(scope="module")
 def run():
     train, test, attrs, items = taste_data()
-    res = ev.evaluate(
-        train, test, attrs, items, protocol=ev.Protocol(n_boot=200),
-        setup=ev.Setup(profile=dict(like_params=FAST, dislike_params=FAST), paper=FAST),
-    )  # fmt: skip
+    res = ev.evaluate(train, test, attrs, items, protocol=ev.Protocol(n_boot=200), setup=_setup())
     return res, train, test
 
 
@@ -31,25 +43,37 @@ def _subclasses(cls):
         yield from _subclasses(sub)
 
 
-def test_no_test_rating_reaches_fitting_or_tuning(monkeypatch):
-    """Every ratings frame any method is fitted on, and every score the cut-off tuner sees, comes
-    from the training ratings; the test pairs never appear there."""
+def test_no_test_rating_reaches_a_fit_a_choice_a_cut_off_or_a_ranker(monkeypatch):
+    """Every ratings frame any method (the anchors and the profile model included, in the grid
+    search, the final fits and the new-user lists) is fitted on, every tuning set a grid choice
+    is made on and every score the cut-off tuner sees come from the training ratings: no test
+    pair is there.  Rankers see test items only as the targets of their lists."""
     train, test, attrs, items = taste_data(seed=3)
     test_pairs = set(map(tuple, test[["user", "item"]].to_numpy()))
-    seen_fit, tuned = [], []
+    fits, choices, tuned = [], [], []
 
     def pairs(frame):
         return set(map(tuple, frame[["user", "item"]].to_numpy()))
 
     for cls in _subclasses(Method):
-        real = cls.fit
+        if "fit" in cls.__dict__:
 
-        def spy(self, data, _real=real):
-            seen_fit.append(pairs(data.ratings))
-            return _real(self, data)
+            def spy(self, data, _real=cls.__dict__["fit"]):
+                fits.append(pairs(data.ratings))
+                return _real(self, data)
 
-        monkeypatch.setattr(cls, "fit", spy)
-    real_tune = protocol.tune_threshold
+            monkeypatch.setattr(cls, "fit", spy)
+    real_like, real_list, real_tune = selection.like_metric, selection.list_metric, protocol.tune_threshold
+
+    def spy_like(method, tune, y):
+        choices.append(pairs(tune))
+        return real_like(method, tune, y)
+
+    def spy_list(method, task):
+        relevant = {(u, task.catalogue[i]) for u, rel in zip(task.users, task.relevant) for i in rel}
+        known = {(u, task.catalogue[i]) for u, h in zip(task.users, task.history) for i in h}
+        choices.append(relevant | known)
+        return real_list(method, task)
 
     def spy_tune(score, covered, y):
         tuned.append(len(y))
@@ -57,22 +81,22 @@ def test_no_test_rating_reaches_fitting_or_tuning(monkeypatch):
 
     from recsys.model import ProfileRecommender
 
-    real_fit = ProfileRecommender.fit
+    real_model_fit = ProfileRecommender.fit
 
     def spy_model_fit(self, ratings, *a, **k):
-        seen_fit.append(pairs(ratings))
-        return real_fit(self, ratings, *a, **k)
+        fits.append(pairs(ratings))
+        return real_model_fit(self, ratings, *a, **k)
 
+    monkeypatch.setattr(selection, "like_metric", spy_like)
+    monkeypatch.setattr(selection, "list_metric", spy_list)
     monkeypatch.setattr(protocol, "tune_threshold", spy_tune)
     monkeypatch.setattr(ProfileRecommender, "fit", spy_model_fit)
-    res = ev.evaluate(
-        train, test, attrs, items, protocol=ev.Protocol(n_boot=0, topn=False),
-        setup=ev.Setup(profile=dict(like_params=FAST, dislike_params=FAST), paper=FAST),
-    )  # fmt: skip
+    res = ev.evaluate(train, test, attrs, items, protocol=ev.Protocol(n_boot=0), setup=_setup())
     n_tune = res["protocol"]["n_tune"]
-    assert len(seen_fit) > 10 and all(not (s & test_pairs) for s in seen_fit)
+    assert len(fits) > 30 and all(not (s & test_pairs) for s in fits), "a test rating reached a fit"
+    assert len(choices) > 20 and all(not (c & test_pairs) for c in choices), "a test rating reached a grid choice"
     assert tuned and all(n == n_tune for n in tuned), "the tuner saw something other than the tuning ratings"
-    # and the tuning part is part of training, disjoint from the fit part
+    assert res["strong"]["methods"]["ease"]["supported"], "the new-user lists ran (and were spied on)"
     fit_part, tune_part = ev.split_for_tuning(train, 0.1, 0)
     assert len(tune_part) == n_tune and not pairs(fit_part) & pairs(tune_part)
 
@@ -85,12 +109,23 @@ def test_report_schema(run):
                 "dislike_precision_full", "coverage", "threshold", "fit_seconds", "predict_seconds"}  # fmt: skip
         assert keys <= set(r)
         assert (r["threshold"] is None) == (name in ("majority", "profile_paper"))
+        assert "params" in r and "grid" in r
+    for name in set(ev.METHODS) - {"majority", "profile_paper", "like_share"}:
+        r = res["methods"][name]
+        assert r["params"] in r["grid"] and len(r["tuning"]["values"]) == len(r["grid"])
+        assert r["tuning"]["best"] == max(r["tuning"]["values"]) and r["tuning"]["metric"] == "auc"
     assert set(res["ablations"]) == set(ev.ABLATIONS) | set(ev.CONTROLS)
-    assert set(res["ci"]["versus"]) == set(ev.METHODS) - {"profile"}
+    assert res["ci"]["unit"] == "user" and set(res["ci"]["versus"]) == set(ev.METHODS) - {"profile"}
     for c in res["ci"]["versus"].values():
         lo, hi = c["auc_diff_ci"]
         assert lo <= c["auc_diff"] <= hi
-    assert set(res["topn"]["methods"]) == set(TOPN_METHODS)
+    topn = res["topn"]
+    assert list(topn["methods"]) == list(ev.RANKERS)
+    for r in topn["methods"].values():
+        assert r["params"] in r["grid"] and r["tuning"]["metric"] == "ndcg@10"
+    assert set(topn["ci"]["versus"]) == set(ev.RANKERS) - {"profile"}
+    assert {m for m, r in res["strong"]["methods"].items() if not r["supported"]} == {"bpr", "profile"}
+    assert set(res["roc"]) >= {"profile", "svd", "majority"}
 
 
 def test_profile_beats_chance_and_ablations_differ(run):
@@ -142,22 +177,36 @@ def test_majority_and_popularity():
     assert s.covered.all() and (s.score == 1).all()
     pop = Popularity(2.0).fit(Training(ratings))
     assert pop.rank(1, np.array([1, 2, 3, 9])).tolist() == [2.0, 0.0, 1.0, 0.0]
-    assert top_k(pop.rank(1, np.array([1, 2, 3, 9])), np.array([1, 2, 3, 9]), 2) == [1, 3]
+    assert top_k(pop.rank(1, np.array([1, 2, 3, 9])), 2).tolist() == [0, 2]
+    assert Popularity(2.0, input="all").fit(Training(ratings)).rank(1, np.array([1, 2])).tolist() == [2.0, 1.0]
 
 
 def test_ranking_metrics_by_hand():
-    rec = [[1, 2, 3, 4], [5, 6, 7, 8]]
-    rel = [{2, 4, 9}, {10}]
-    m = metrics.ranking_metrics(rec, rel, n_catalogue=20, k=4)
+    rec = [np.array([1, 2, 3, 4]), np.array([5, 6, 7, 8])]
+    rel = [np.array([2, 4, 9]), np.array([10])]
+    m = list_metrics(rec, rel, n_catalogue=20, k=4)
     assert m["precision@4"] == pytest.approx((2 / 4 + 0) / 2)
     assert m["recall@4"] == pytest.approx((2 / 3 + 0) / 2)
     dcg = 1 / np.log2(3) + 1 / np.log2(5)
     idcg = 1 + 1 / np.log2(3) + 1 / np.log2(4)
     assert m["ndcg@4"] == pytest.approx((dcg / idcg + 0) / 2)
+    assert ndcg_per_user(rec, rel, 4).tolist() == pytest.approx([dcg / idcg, 0.0])
     assert m["hit_rate@4"] == 0.5 and m["catalogue_coverage"] == 8 / 20
 
 
-def test_weighted_auc_and_bootstrap():
+def test_ranking_task_and_lists():
+    history = pd.DataFrame({"user": [1, 1, 2], "item": [10, 11, 10], "rating": [5, 1, 4]})
+    target = pd.DataFrame({"user": [1, 2, 2, 3], "item": [12, 11, 12, 10], "rating": [5, 2, 4, 3]})
+    task = RankingTask.of(history, target, np.array([10, 11, 12, 13]))
+    assert task.users.tolist() == [1, 2]  # user 3 has no relevant (>= 4) rating
+    assert [h.tolist() for h in task.history] == [[0, 1], [0]] and [r.tolist() for r in task.relevant] == [[2], [2]]
+    pop = Popularity(2.0, input="all").fit(Training(pd.concat([history, target])))
+    from recsys.evaluation.ranking import top_lists
+
+    assert [x.tolist() for x in top_lists(pop, task, k=3)] == [[2, 3], [1, 2, 3]]  # history never listed, ties in order
+
+
+def test_weighted_auc_and_the_user_bootstrap():
     rng = np.random.default_rng(0)
     y = rng.random(300) < 0.6
     s = np.round(rng.random(300) + 0.4 * y, 1)
@@ -165,11 +214,55 @@ def test_weighted_auc_and_bootstrap():
     W = np.zeros((1, 300))
     W[0, :150] = 2  # the first half counted twice, the second not at all
     assert intervals.weighted_auc(y, s, W)[0] == pytest.approx(metrics.roc_auc(y[:150], s[:150]))
-    out = intervals.paired_bootstrap(y, {"a": (s, s > 0.5), "b": (rng.random(300), rng.random(300) > 0.5)}, "a", 200, 0)
+    users = np.repeat(np.arange(30), 10)
+    W = intervals.user_weights(np.random.default_rng(1), users, 5)
+    assert (W.reshape(5, 30, 10) == W.reshape(5, 30, 10)[:, :, :1]).all(), "a user's ratings go in or out together"
+    assert (W.sum(axis=1) == 300).all()
+    out = intervals.paired_bootstrap(y, {"a": (s, s > 0.5), "b": (rng.random(300), rng.random(300) > 0.5)}, "a", users,
+                                     200, 0)  # fmt: skip
     c = out["versus"]["b"]
     assert c["auc_diff_ci"][0] < c["auc_diff"] < c["auc_diff_ci"][1] and c["auc_diff_ci"][0] > 0
-    same = intervals.paired_bootstrap(y, {"a": (s, s > 0.5), "b": (s, s > 0.5)}, "a", 50, 0)["versus"]["b"]
+    same = intervals.paired_bootstrap(y, {"a": (s, s > 0.5), "b": (s, s > 0.5)}, "a", users, 50, 0)["versus"]["b"]
     assert same["auc_diff_ci"] == [0.0, 0.0] and same["balanced_accuracy_diff"] == 0.0  # paired: identical scores
+
+
+def test_user_resampling_widens_the_interval_when_ratings_cluster_by_user():
+    """When one method is better for some users and worse for others, ratings of a user move
+    together: resampling users (honest) gives a wider interval than resampling ratings."""
+    rng = np.random.default_rng(3)
+    users = np.repeat(np.arange(40), 50)
+    y = rng.random(len(users)) < 0.5
+    good = np.repeat(rng.random(40) < 0.5, 50)  # method a informative for half of the users, b for the others
+    a = np.where(good, y + rng.normal(0, 0.6, len(y)), rng.random(len(y)))
+    b = np.where(~good, y + rng.normal(0, 0.6, len(y)), rng.random(len(y)))
+    scores = {"a": (a, a > 0.5), "b": (b, b > 0.5)}
+    by_user = intervals.paired_bootstrap(y, scores, "a", users, 300, 0)["versus"]["b"]["auc_diff_ci"]
+    by_rating = intervals.paired_bootstrap(y, scores, "a", np.arange(len(y)), 300, 0)["versus"]["b"]["auc_diff_ci"]
+    assert (by_user[1] - by_user[0]) > 2 * (by_rating[1] - by_rating[0])
+
+
+def test_paired_means_bootstrap():
+    v = {"p": np.array([0.5, 0.4, 0.6, 0.5]), "q": np.array([0.4, 0.4, 0.5, 0.3])}
+    out = intervals.paired_bootstrap_means(v, "p", 500, 0)["versus"]["q"]
+    assert out["diff"] == pytest.approx(0.1) and 0 <= out["diff_ci"][0] <= 0.1 <= out["diff_ci"][1] <= 0.2
+
+
+def test_selection_takes_the_first_best_point():
+    class Toy(Method):
+        def __init__(self, v):
+            self.v = v
+
+        def fit(self, train):
+            return self
+
+        def score(self, users, items):
+            return ev.methods.Scores(np.asarray(items, dtype=float) * self.v, np.ones(len(items), bool))
+
+    tune = pd.DataFrame({"user": [1, 1, 1, 1], "item": [1, 2, 3, 4]})
+    y = np.array([False, False, True, True])
+    grid = [{"v": -1.0}, {"v": 1.0}, {"v": 2.0}]  # AUC 0, 1, 1: the first of the two best
+    c = selection.sweep(lambda p: Toy(p["v"]), grid, Training(tune), {"like": (tune, y)})["like"]
+    assert c.point == {"v": 1.0} and c.values == [0.0, 1.0, 1.0] and c.model.v == 1.0
 
 
 def test_metrics_conventions():
@@ -191,3 +284,50 @@ def test_roc_auc_matches_pair_counting():
     pos, neg = s[y], s[~y]
     brute = ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg))
     assert metrics.roc_auc(y, s) == pytest.approx(brute)
+
+
+def test_rp3beta_by_hand():
+    """Three users: u0 rated items 0, 1; u1 items 1, 2; u2 item 0.  With alpha = beta = 1, the walk
+    item -> user -> item gives W[0] = (3/4, 1/4, 0), W[1] = (1/4, 1/2, 1/4), W[2] = (0, 1/2, 1/2);
+    dividing column j by the popularity of j (2, 2, 1) gives the weights below."""
+    import scipy.sparse as sp
+
+    from recsys.evaluation.anchors import rp3beta_weights
+
+    X = sp.csr_matrix(np.array([[1, 1, 0], [0, 1, 1], [1, 0, 0]]))
+    W = rp3beta_weights(X, 1.0, 1.0, 3).toarray()
+    assert W == pytest.approx(np.array([[3 / 8, 1 / 8, 0], [1 / 8, 1 / 4, 1 / 4], [0, 1 / 4, 1 / 2]]))
+    assert rp3beta_weights(X, 1.0, 1.0, 2).toarray()[1] == pytest.approx([0, 1 / 4, 1 / 4])  # top 2 of row 1
+    # alpha = 1/2, beta = 0: W[0, 0] = sqrt(1/2) sqrt(1/2) (through u0) + sqrt(1/2) * 1 (through u2)
+    assert rp3beta_weights(X, 0.5, 0.0, 3)[0, 0] == pytest.approx(0.5 + np.sqrt(0.5))
+
+
+def test_held_out_users_split():
+    from recsys.evaluation.strong import held_out_users
+
+    train = taste_data()[0]
+    others, given, scored = held_out_users(train, 0.1, 0.8, 0)
+    held = set(given["user"]) | set(scored["user"])
+    assert len(held) == 8 and not held & set(others["user"])
+    assert len(others) + len(given) + len(scored) == len(train)
+    per_user = given.groupby("user").size() / (given.groupby("user").size() + scored.groupby("user").size())
+    assert ((per_user > 0.7) & (per_user <= 0.8)).all()
+    again = held_out_users(train, 0.1, 0.8, 0)[1]
+    assert given.equals(again), "seeded"
+
+
+def test_fold_in_scores_a_new_user_like_a_known_one():
+    """An item-item anchor scores a user folded in from their ratings exactly as if they were in
+    the training data (EASE's scores are x W whichever way x arrives)."""
+    from recsys.evaluation.anchors import EASE, ItemKNN
+
+    train = taste_data()[0]
+    catalogue = np.unique(train["item"])
+    user = train["user"].iloc[0]
+    mine = train[train["user"] == user]
+    idx = np.searchsorted(catalogue, mine["item"].to_numpy())
+    for m in (EASE(2.0, 0, "likes", lamb=50), ItemKNN(2.0, 0, "all", k=20)):
+        m.fit(Training(train))
+        known = m.rank_block([user], catalogue)
+        new = m.fold_in_block([(idx, mine["rating"].to_numpy(dtype=float))], catalogue)
+        assert np.allclose(known, new)

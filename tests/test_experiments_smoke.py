@@ -102,4 +102,7 @@ def test_movielens_conclusions_follow_the_figures():
     assert "Methods with a higher AUC than the profile model: knn_baseline" in text
     assert "not lower on every fold" in text
     md = markdown(good, ["u1", "u2"], None)
-    assert "## 2 folds (u1, u2): mean ± std" in md and "| profile | 0.8150 ± 0.0050 |" in md
+    assert "## 2 folds (u1, u2): mean ± std" in md and "| **profile** | 0.8150 ± 0.0050 |" in md
+    assert md.count("| **") == 2, "one bold row per table: the best"
+    text = "\n".join(conclusions(mixed, ["u1", "u2"]))
+    assert "**Not beaten (like/dislike):** knn_baseline's AUC 0.8100 is at least the profile model's 0.8000" in text

@@ -8,6 +8,7 @@ that a missing browser fails the run instead of skipping the test.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -108,3 +109,25 @@ def test_the_network_check_can_fail(tmp_path):
     page.write_text('<html><body><img src="http://127.0.0.1:9/pixel.png"></body></html>')
     _, requests = render(page, tmp_path)
     assert requests == ["http://127.0.0.1:9/pixel.png"]
+
+
+def test_evaluation_page_renders_every_method_and_requests_nothing(tmp_path):
+    """``recsys evaluate --report``'s page in a real browser: a ROC curve per like/dislike method,
+    a row per list method with its interval, the chosen settings; nothing fetched."""
+    from test_evaluation import _setup
+    from test_recsys_model import taste_data
+
+    import recsys.evaluation as ev
+    from recsys.present.evaluation_report import write_evaluation
+
+    train, test, attrs, items = taste_data()
+    res = ev.evaluate(train, test, attrs, items, protocol=ev.Protocol(n_boot=50), setup=_setup())
+    page = write_evaluation({**res, "dataset": "taste", "split": "80/20", "commit": "test"}, tmp_path / "e.html")
+    dom_text, requests = render(page, tmp_path)
+    dom = Dom()
+    dom.feed(dom_text)
+    assert dom_text.count('class="roc"') == len(res["methods"])
+    assert all(name in dom.text["ndcg"] for name in ev.RANKERS)
+    assert len(re.findall(r"\[[+-]", dom.text["ndcg"])) == len(ev.RANKERS) - 1  # an interval for all but the profile
+    assert "cannot take a new user" in dom.text["strong"] and "lamb" in dom.text["chosen"]
+    assert requests == [] and "script" not in dom.tags

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from ..errors import ParameterError
 from .base import app, echo_lines, notes, progress, user_errors
 from .options import DATA, JSON, LIKE_THRESHOLD, MODE, MODEL, MODEL_DIR, QUIET, ModelChoice, options
 
@@ -129,7 +130,6 @@ def predict(
     as_json: bool = JSON,
 ) -> None:
     """Predict whether USER likes ITEM, and why; or score every pair of a file with --pairs."""
-    from ..errors import ParameterError
     from ..present.pairs import FORMATS, read_pairs, write_predictions
     from ..present.text import explanation_lines
 
@@ -188,7 +188,6 @@ def export(
     quiet: bool = QUIET,
 ) -> None:
     """Write every user's like and dislike profile, with co-cluster support, to FILE."""
-    from ..errors import ParameterError
     from ..present.export import FORMATS, write_profiles
 
     if fmt not in FORMATS:
@@ -205,44 +204,72 @@ def export(
 def evaluate(
     data=None,
     model: ModelChoice = None,
-    methods: str = typer.Option(None, "--methods", help="Only these methods, comma separated (default: all)."),
+    methods: str = typer.Option(
+        None, "--methods", help="Only these methods (like/dislike methods and list methods), comma separated."
+    ),
     topn: bool = typer.Option(True, "--topn/--no-topn", help="Also measure top-10 lists."),
-    bootstrap: int = typer.Option(1000, "--bootstrap", help="Resamples for the confidence intervals (0: none)."),
+    grid: str = typer.Option("small", "--grid", help="The methods' grids: small (default, minutes) or full."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", help="Resamples of users for the intervals (0: none)."),
+    strong: float = typer.Option(
+        0.1, "--strong-users", help="Share of the users held out of training for the new-user lists (0: none)."
+    ),
     paper_n_bands: int = typer.Option(5000, "--paper-n-bands", help="nhashes of the paper's rule (the paper: 5000)."),
+    report_file: Path = typer.Option(None, "--report", help="Also write the evaluation as an HTML page here."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     quiet: bool = QUIET,
 ) -> None:
-    """Compare every method on a split under one protocol (cut-offs tuned alike), with ablations,
-    95 % bootstrap intervals and top-N lists."""
-    from ..errors import ParameterError
-    from ..evaluation import METHODS, Protocol, Setup
+    """Compare every method on a split under one protocol: each method's setting chosen from its grid
+    on the training ratings, cut-offs tuned alike, ablations, user-level intervals, top-N lists."""
+    from ..evaluation import Protocol
     from ..evaluation import evaluate as run_evaluation
     from ..evaluation.summary import text_lines
-    from ..model import ProfileRecommender
     from ..provenance import provenance
 
-    if bootstrap < 0:
-        raise ParameterError(f"--bootstrap must be 0 or more, got {bootstrap}")
-    chosen = METHODS if methods is None else tuple(m.strip() for m in methods.split(",") if m.strip())
-    if set(chosen) - set(METHODS) or not chosen:
-        raise ParameterError(f"--methods must be among {', '.join(METHODS)}; got {methods!r}")
-    profile_params = model.params()
-    paper = ModelChoice(model.features, {"n_bands": paper_n_bands}, model.like_threshold, model.seed, model.scheduler)
-    paper_params = paper.params(paper=True)
-    for params in (profile_params, paper_params):
-        ProfileRecommender(**params).check_params()  # before reading any data
+    protocol = Protocol(like_threshold=model.like_threshold, seed=model.seed, grid=grid, n_boot=bootstrap,
+                        topn=topn, strong=strong)  # fmt: skip
+    setup = _evaluation_setup(model, methods, paper_n_bands)
+    _check_evaluation(protocol, setup)
     loaded = _load(data, quiet, evaluating=True)
     if loaded.test is None:
         raise ParameterError(
             f"split {loaded.split!r} has no test ratings to evaluate on; use e.g. --split random:0.2:0"
         )
-    res = run_evaluation(
-        loaded.train, loaded.test, loaded.attributes, loaded.items, progress=progress(quiet),
-        protocol=Protocol(like_threshold=model.like_threshold, seed=model.seed, n_boot=bootstrap, topn=topn),
-        setup=Setup(methods=chosen, profile=profile_params, paper=paper_params["like_params"]),
-    )  # fmt: skip
+    res = run_evaluation(loaded.train, loaded.test, loaded.attributes, loaded.items, protocol=protocol, setup=setup,
+                         progress=progress(quiet))  # fmt: skip
     res = {**data.describe(), "split": loaded.split, "attribute_kinds": loaded.kinds, **res, **provenance()}
-    _show(as_json, res, lambda: text_lines(res))
+    if report_file is not None:
+        from ..present.evaluation_report import write_evaluation
+
+        write_evaluation(res, report_file)
+    _show(as_json, res, lambda: text_lines(res) + ([f"report: {report_file}"] if report_file else []))
+
+
+def _evaluation_setup(model: ModelChoice, methods: str | None, paper_n_bands: int):
+    """The methods asked for, the profile model's parameters and the paper's rule's."""
+    from ..evaluation import METHODS, RANKERS, Setup
+
+    known = (*METHODS, *(r for r in RANKERS if r not in METHODS))
+    chosen = known if methods is None else tuple(m.strip() for m in methods.split(",") if m.strip())
+    if set(chosen) - set(known) or not chosen:
+        raise ParameterError(f"--methods must be among {', '.join(known)}; got {methods!r}")
+    paper = ModelChoice(model.features, {"n_bands": paper_n_bands}, model.like_threshold, model.seed, model.scheduler)
+    return Setup(methods=tuple(m for m in chosen if m in METHODS), rankers=tuple(r for r in chosen if r in RANKERS),
+                 profile=model.params(), paper=paper.params(paper=True)["like_params"])  # fmt: skip
+
+
+def _check_evaluation(protocol, setup) -> None:
+    """The user's options, checked before any data is read."""
+    from ..evaluation.grids import GRIDS_NAMES
+    from ..model import ProfileRecommender
+
+    if protocol.grid not in GRIDS_NAMES:
+        raise ParameterError(f"--grid must be one of {', '.join(GRIDS_NAMES)}, got {protocol.grid!r}")
+    if protocol.n_boot < 0:
+        raise ParameterError(f"--bootstrap must be 0 or more, got {protocol.n_boot}")
+    if not 0 <= protocol.strong < 1:
+        raise ParameterError(f"--strong-users must be in [0, 1), got {protocol.strong}")
+    ProfileRecommender(**setup.profile).check_params()
+    ProfileRecommender(like_params=setup.paper, dislike_params=setup.paper).check_params()
 
 
 @app.command()
@@ -258,7 +285,6 @@ def report(
     quiet: bool = QUIET,
 ) -> None:
     """A self-contained HTML page of USER's profiles, co-clusters, recommendations and evidence."""
-    from ..errors import ParameterError
     from ..present.report import write_all, write_user
 
     if all_users == (user is not None):
@@ -296,4 +322,5 @@ def demo(
     if quiet:
         return
     echo_lines(text_lines(done.evaluation))
-    typer.echo(f"\nmodel: {done.model}\nevaluation: {done.evaluation_file}\nreport: {done.report}")
+    typer.echo(f"\nmodel: {done.model}\nevaluation: {done.evaluation_file} and {done.evaluation_page}\n"
+               f"report: {done.report}")

@@ -3,16 +3,20 @@
 ===================  ====================================================================
 module               what it holds
 ===================  ====================================================================
-``protocol``         :func:`evaluate`: the split, the tuned cut-offs, ablations, controls
-``methods``          the method protocol (fit / score / rank) and the non-Surprise methods
+``protocol``         :func:`evaluate`: the split, the choices, the cut-offs, ablations, controls
+``grids``            every method's declared grid (small and full)
+``selection``        the one procedure that picks a setting from a grid on the tuning part
+``methods``          the method protocol (fit / score / rank / fold in) and our methods
 ``surprise_methods`` Surprise's rating predictors behind the same protocol
-``metrics``          AUC, like/dislike metrics at a cut-off, ranking metrics
-``intervals``        paired bootstrap intervals
-``topn``             top-N lists of every ranking method
+``anchors``          the top-N anchors: EASE, ItemKNN, RP3beta, iALS, BPR
+``metrics``          AUC and the like/dislike metrics at a cut-off
+``ranking``          top-N lists and their metrics, for tuning, test and new users
+``strong``           lists for users held out of training (strong generalisation)
+``intervals``        paired bootstrap intervals over users
 ``summary``          the figures as text (terminal) and Markdown (results files)
 ===================  ====================================================================
 """
 
-from .protocol import ABLATIONS, CONTROLS, METHODS, Protocol, Setup, evaluate, split_for_tuning
+from .protocol import ABLATIONS, CONTROLS, METHODS, RANKERS, Protocol, Setup, evaluate, split_for_tuning
 
-__all__ = ["evaluate", "Protocol", "Setup", "split_for_tuning", "METHODS", "ABLATIONS", "CONTROLS"]
+__all__ = ["evaluate", "Protocol", "Setup", "split_for_tuning", "METHODS", "RANKERS", "ABLATIONS", "CONTROLS"]

@@ -25,39 +25,69 @@ def weighted_balanced_accuracy(y: np.ndarray, pred: np.ndarray, W: np.ndarray) -
     return 0.5 * (tpr + tnr)
 
 
-def paired_bootstrap(y, scores: dict, reference: str, n_boot: int = 1000, seed: int = 0, chunk: int = 100) -> dict:
+def user_weights(rng, groups: np.ndarray, b: int) -> np.ndarray:
+    """``b`` resamples of the users: each row gives every rating its user's draw count (all of a
+    user's ratings go in or out together)."""
+    n_users = int(groups.max()) + 1 if len(groups) else 0
+    draws = rng.multinomial(n_users, np.full(n_users, 1.0 / max(n_users, 1)), size=b).astype(np.float64)
+    return draws[:, groups]
+
+
+def _interval(values: np.ndarray) -> list[float]:
+    return [float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))]
+
+
+def paired_bootstrap(y, scores: dict, reference: str, groups, n_boot: int = 1000, seed: int = 0,
+                     chunk: int = 100) -> dict:  # fmt: skip
     """95 % paired bootstrap intervals of ``reference - other`` for AUC and balanced accuracy.
 
     ``scores[m] = (score, prediction)`` on the test ratings (uncovered scores filled, uncovered
-    predictions wrong).  Every resample draws test ratings with replacement, the same draw for
-    both methods.
+    predictions wrong); ``groups[t]`` is the user (0..n-1) of test rating ``t``.  Every resample
+    draws users with replacement, each with all of its ratings — ratings of one user are not
+    independent — and the same draw serves both methods.
     """
     y = np.asarray(y, dtype=bool)
+    groups = np.asarray(groups, dtype=np.int64)
     rng = np.random.default_rng(seed)
     others = [m for m in scores if m != reference]
     diffs = {m: {"auc": [], "ba": []} for m in others}
     ref_s, ref_p = scores[reference]
     for lo in range(0, n_boot, chunk):
-        b = min(chunk, n_boot - lo)
-        W = rng.multinomial(len(y), np.full(len(y), 1.0 / len(y)), size=b).astype(np.float64)
+        W = user_weights(rng, groups, min(chunk, n_boot - lo))
         auc_ref = weighted_auc(y, ref_s, W)
         ba_ref = weighted_balanced_accuracy(y, ref_p, W)
         for m in others:
             s, p = scores[m]
             diffs[m]["auc"].append(auc_ref - weighted_auc(y, s, W))
             diffs[m]["ba"].append(ba_ref - weighted_balanced_accuracy(y, p, W))
-    out = {"reference": reference, "resamples": n_boot, "seed": seed, "level": 0.95, "versus": {}}
+    out = {"reference": reference, "unit": "user", "resamples": n_boot, "seed": seed, "level": 0.95, "versus": {}}
     ones = np.ones((1, len(y)))
     for m in others:
-        auc = np.concatenate(diffs[m]["auc"])
-        ba = np.concatenate(diffs[m]["ba"])
         s, p = scores[m]
         out["versus"][m] = {
             "auc_diff": float(weighted_auc(y, ref_s, ones)[0] - weighted_auc(y, s, ones)[0]),
-            "auc_diff_ci": [float(np.percentile(auc, 2.5)), float(np.percentile(auc, 97.5))],
+            "auc_diff_ci": _interval(np.concatenate(diffs[m]["auc"])),
             "balanced_accuracy_diff": float(
                 weighted_balanced_accuracy(y, ref_p, ones)[0] - weighted_balanced_accuracy(y, p, ones)[0]
             ),
-            "balanced_accuracy_diff_ci": [float(np.percentile(ba, 2.5)), float(np.percentile(ba, 97.5))],
+            "balanced_accuracy_diff_ci": _interval(np.concatenate(diffs[m]["ba"])),
         }
+    return out
+
+
+def paired_bootstrap_means(values: dict, reference: str, n_boot: int = 1000, seed: int = 0) -> dict:
+    """95 % paired bootstrap intervals of ``mean(reference) - mean(other)`` for per-user values
+    (``values[m][j]``: method ``m``'s figure for user ``j``, e.g. NDCG@10), resampling users."""
+    rng = np.random.default_rng(seed)
+    ref = np.asarray(values[reference], dtype=np.float64)
+    n = len(ref)
+    out = {"reference": reference, "unit": "user", "resamples": n_boot, "seed": seed, "level": 0.95, "versus": {}}
+    if n == 0:
+        return out
+    draws = rng.integers(0, n, size=(n_boot, n))
+    for m, v in values.items():
+        if m == reference:
+            continue
+        d = ref - np.asarray(v, dtype=np.float64)
+        out["versus"][m] = {"diff": float(d.mean()), "diff_ci": _interval(d[draws].mean(axis=1))}
     return out

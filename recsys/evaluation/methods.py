@@ -9,7 +9,8 @@ of its own (``fixed_cut_off``: the majority class, the paper's rule) or gets its
 
 Here: the majority class, a per-user Bernoulli Naive Bayes over item attributes, popularity (a
 ranker), the profile model and the paper's rule; Surprise's rating predictors are in
-:mod:`recsys.evaluation.surprise_methods`.  :func:`method_factories` builds them by name.
+:mod:`recsys.evaluation.surprise_methods`, the top-N anchors (EASE, ItemKNN, RP3beta, iALS, BPR)
+in :mod:`recsys.evaluation.anchors`.  :func:`method_factories` builds them by name.
 """
 
 from __future__ import annotations
@@ -44,13 +45,17 @@ class Scores:
 
 
 class Method:
-    """One compared method (see the module docstring)."""
+    """One compared method (see the module docstring).  ``params`` are the hyper-parameters it was
+    made with (a point of its grid, :mod:`recsys.evaluation.grids`)."""
 
     name = ""
     # a rule of its own: predicts a like iff score >= fixed_cut_off; None: the cut-off is tuned
     fixed_cut_off: float | None = None
     # the cut-off the method has without tuning (as the paper scored its baselines), if any
     natural_cut_off: float | None = None
+    # lists for a user it was not fitted on, from the user's ratings (fold_in_block)
+    folds_in = False
+    params: dict = {}
 
     def fit(self, train: Training) -> Method:  # pragma: no cover - interface
         raise NotImplementedError
@@ -60,6 +65,15 @@ class Method:
 
     def rank(self, user, candidates) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError(f"{self.name} does not rank items")
+
+    def rank_block(self, users, catalogue) -> np.ndarray:
+        """Scores of every catalogue item for each of ``users`` (rows), ``-inf`` where it cannot list one."""
+        return np.vstack([self.rank(u, catalogue) for u in users]) if len(users) else np.zeros((0, len(catalogue)))
+
+    def fold_in_block(self, histories: list, catalogue) -> np.ndarray:
+        """The same for users it was not fitted on, from their ``(catalogue indices, ratings)``
+        histories, without refitting (a new person's ratings)."""
+        raise NotImplementedError(f"{self.name} cannot take a new user without refitting")
 
     def natural_like(self, score: np.ndarray) -> np.ndarray:
         """Predictions at the natural cut-off."""
@@ -84,32 +98,46 @@ class Majority(Method):
 
 
 class Popularity(Method):
-    """Top-N baseline: items ranked by their number of training likes."""
+    """Top-N baseline: items ranked by their number of training likes (``input="likes"``) or of
+    training ratings (``input="all"``)."""
 
     name = "popularity"
+    folds_in = True
 
-    def __init__(self, like_threshold: float = 2.0):
+    def __init__(self, like_threshold: float = 2.0, input: str = "likes"):
         self.like_threshold = like_threshold
+        self.params = {"input": input}
 
     def fit(self, train: Training) -> Popularity:
         ratings = train.ratings
-        self.counts_ = ratings.loc[ratings["rating"] > self.like_threshold, "item"].value_counts()
+        if self.params["input"] == "likes":
+            ratings = ratings[ratings["rating"] > self.like_threshold]
+        self.counts_ = ratings["item"].value_counts()
         return self
 
     def rank(self, user, candidates) -> np.ndarray:
         return self.counts_.reindex(np.asarray(candidates)).fillna(0).to_numpy(dtype=np.float64)
 
+    def rank_block(self, users, catalogue) -> np.ndarray:
+        return np.broadcast_to(self.rank(None, catalogue), (len(users), len(catalogue)))
+
+    def fold_in_block(self, histories: list, catalogue) -> np.ndarray:
+        return self.rank_block(histories, catalogue)
+
 
 class ProfileMethod(Method):
-    """The profile model (:class:`~recsys.model.ProfileRecommender`, scored mode)."""
+    """The profile model (:class:`~recsys.model.ProfileRecommender`, scored mode).  A grid point
+    sets its own parameters and, for the keys of :class:`coclust.HBLCoClust`, the co-clustering
+    parameters of both relations."""
 
     name = "profile"
 
-    def __init__(self, **params):
-        self.params = params
+    def __init__(self, point: dict | None = None, **base):
+        self.params = dict(point or {})
+        self.model_params = _profile_params(base, self.params)
 
     def fit(self, train: Training) -> ProfileMethod:
-        self.model = ProfileRecommender(**self.params).fit(train.ratings, train.attributes, train.items)
+        self.model = ProfileRecommender(**self.model_params).fit(train.ratings, train.attributes, train.items)
         return self
 
     def score(self, users, items) -> Scores:
@@ -121,15 +149,31 @@ class ProfileMethod(Method):
         u = int(fp.user_index([user])[0])
         if u < 0:
             return np.full(len(candidates), -np.inf)
-        ranking = self.model.rank_items(u, fp.item_index(candidates))
-        return ranking.key
+        i = fp.item_index(candidates)
+        key = np.full(len(candidates), -np.inf)
+        known = i >= 0
+        key[known] = self.model.rank_items(u, i[known]).key
+        return key
 
     def with_evidence(self, groups) -> ProfileMethod:
         """This fitted model with only the evidence groups ``groups`` (an ablation: the same
         co-clusters, the weights refitted)."""
-        other = ProfileMethod(**{**self.params, "evidence": tuple(groups)})
+        other = ProfileMethod(self.params, **{**self.model_params, "evidence": tuple(groups)})
         other.model = self.model.with_evidence(groups)
         return other
+
+
+def _profile_params(base: dict, point: dict) -> dict:
+    """ProfileRecommender parameters: ``base`` with the grid ``point`` applied."""
+    from ..model.settings import RECOMMENDER_PARAMS
+
+    own = {k: v for k, v in point.items() if k in ProfileRecommender._constraints}
+    coclust = {k: v for k, v in point.items() if k not in own}
+    params = {**base, **own}
+    if coclust:
+        for side in ("like_params", "dislike_params"):
+            params[side] = {**(base.get(side) or RECOMMENDER_PARAMS), **coclust}
+    return params
 
 
 class PaperRule(Method):
@@ -141,10 +185,12 @@ class PaperRule(Method):
     fixed_cut_off = 0.0
 
     def __init__(self, **params):
-        self.params = params
+        self.model_params = params
 
     def fit(self, train: Training) -> PaperRule:
-        self.model = ProfileRecommender(**self.params).fit(train.ratings, train.attributes, train.items, scored=False)
+        self.model = ProfileRecommender(**self.model_params).fit(
+            train.ratings, train.attributes, train.items, scored=False
+        )
         return self
 
     def score(self, users, items) -> Scores:
@@ -243,20 +289,18 @@ class NaiveBayes(Method):
 def method_factories(
     like_threshold: float, seed: int, profile_params: dict, paper_params: dict, paper_features: str
 ) -> dict:
-    """A maker of every like/dislike method by name (fresh, unfitted instances)."""
+    """A maker of every method by name: ``make(point)`` gives a fresh, unfitted instance with the
+    grid point ``point`` (a dict of its hyper-parameters; empty for its defaults)."""
+    from .anchors import ANCHORS
     from .surprise_methods import SURPRISE_METHODS, SurpriseMethod
 
+    paper = {**profile_params, "features": paper_features, "like_params": paper_params, "dislike_params": paper_params}
     return {
-        "majority": Majority,
-        **{name: (lambda n=name: SurpriseMethod(n, seed, like_threshold)) for name in SURPRISE_METHODS},
-        "naive_bayes": lambda: NaiveBayes(like_threshold),
-        "profile_paper": lambda: PaperRule(
-            **{
-                **profile_params,
-                "features": paper_features,
-                "like_params": paper_params,
-                "dislike_params": paper_params,
-            }
-        ),  # fmt: skip
-        "profile": lambda: ProfileMethod(**profile_params),
+        "majority": lambda point: Majority(),
+        **{name: (lambda point, n=name: SurpriseMethod(n, seed, like_threshold, **point)) for name in SURPRISE_METHODS},
+        "naive_bayes": lambda point: NaiveBayes(like_threshold),
+        "profile_paper": lambda point: PaperRule(**paper),
+        "profile": lambda point: ProfileMethod(point, **profile_params),
+        "popularity": lambda point: Popularity(like_threshold, **point),
+        **{name: (lambda point, c=cls: c(like_threshold, seed, **point)) for name, cls in ANCHORS.items()},
     }

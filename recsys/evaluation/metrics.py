@@ -1,13 +1,11 @@
-"""The metrics of the protocol: AUC, the like/dislike metrics at a cut-off, the tuned cut-off,
-and ranking quality of top-N lists.  Conventions in :mod:`recsys.evaluation.protocol`."""
+"""The like/dislike metrics of the protocol: AUC, the metrics at a cut-off, the tuned cut-off.
+Conventions in :mod:`recsys.evaluation.protocol`; lists are measured in :mod:`recsys.evaluation.ranking`."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..model.logistic import best_balanced_threshold
-
-K = 10  # the length of the top-N lists
 
 
 def roc_auc(y: np.ndarray, score: np.ndarray) -> float:
@@ -69,34 +67,3 @@ def tune_threshold(score, covered, y) -> float:
     if not covered.any():
         return float("nan")
     return float(best_balanced_threshold(np.asarray(score)[covered], np.asarray(y, dtype=bool)[covered]))
-
-
-def ranking_metrics(recommended: list, relevant: list, n_catalogue: int, k: int = K) -> dict:
-    """Precision, recall, NDCG and hit rate at ``k``, averaged over users, and catalogue coverage.
-
-    ``recommended[j]`` is user ``j``'s ranked list, ``relevant[j]`` the set of relevant items.
-
-    >>> round(ranking_metrics([[1, 2, 3]], [{2, 9}], n_catalogue=10, k=3)["ndcg@3"], 4)  # (1/log2 3) / (1 + 1/log2 3)
-    0.3869
-    """
-    p, r, nd, hit = [], [], [], []
-    seen = set()
-    discount = 1.0 / np.log2(np.arange(2, k + 2))
-    for rec, rel in zip(recommended, relevant, strict=True):
-        rec = list(rec)[:k]
-        seen.update(rec)
-        hits = np.array([x in rel for x in rec], dtype=float)
-        dcg = float((hits * discount[: len(hits)]).sum())
-        idcg = float(discount[: min(k, len(rel))].sum())
-        p.append(hits.sum() / k)
-        r.append(hits.sum() / len(rel))
-        nd.append(dcg / idcg if idcg > 0 else 0.0)
-        hit.append(float(hits.any()))
-    return {
-        f"precision@{k}": float(np.mean(p)),
-        f"recall@{k}": float(np.mean(r)),
-        f"ndcg@{k}": float(np.mean(nd)),
-        f"hit_rate@{k}": float(np.mean(hit)),
-        "catalogue_coverage": len(seen) / max(n_catalogue, 1),
-        "users": len(recommended),
-    }

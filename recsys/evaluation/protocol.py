@@ -1,18 +1,24 @@
-"""One evaluation protocol for every method: like/dislike metrics at fairly tuned cut-offs,
-ablations of the profile model, paired bootstrap intervals and top-N ranking quality.
+"""One evaluation protocol for every method: settings chosen by one procedure on the training
+ratings, like/dislike metrics at tuned cut-offs, top-N lists, ablations of the profile model,
+user-level bootstrap intervals, and lists for users never seen in training.
 
 The protocol (:func:`evaluate`):
 
 1. split the training ratings once (fixed seed) into a *fit* part (90 %) and a *tuning* part (10 %);
-2. fit every method on the fit part, score the tuning part, and choose the method's cut-off on its
-   score — the one with the best balanced accuracy there;
-3. refit every method on all training ratings and score the test ratings; a rating is predicted
-   a like iff its score reaches the method's cut-off.
+2. for every method, fit each point of its declared grid (:mod:`recsys.evaluation.grids`) on the
+   fit part and keep the one with the best AUC on the tuning ratings (like/dislike methods) or the
+   best NDCG@10 of lists for the tuning users (top-N methods; the profile model does both and is
+   chosen for each task separately) — :mod:`recsys.evaluation.selection`;
+3. a like/dislike method's cut-off is then the one with the best balanced accuracy on its tuning
+   scores;
+4. refit every method at its chosen point on all training ratings; score the test ratings (a
+   rating is predicted a like iff its score reaches the cut-off) and rank the catalogue for every
+   user with a relevant test rating.
 
-``majority`` (always like) and ``profile_paper`` (the paper's rule, which has no cut-off) are
-fitted on all training ratings and keep their own rule (:attr:`Method.fixed_cut_off
-<recsys.evaluation.methods.Method.fixed_cut_off>`); their ``threshold`` is null.  Test
-ratings never reach fitting or tuning.
+``majority`` (always like) and ``profile_paper`` (the paper's rule with the paper's parameters)
+are fitted on all training ratings and keep their own rule (:attr:`Method.fixed_cut_off
+<recsys.evaluation.methods.Method.fixed_cut_off>`); their ``threshold`` is null.  Test ratings
+never reach a fit, a grid choice, a cut-off or a ranker's training data.
 
 Conventions, the same for every method:
 
@@ -27,10 +33,18 @@ Conventions, the same for every method:
   own cut-off (a predicted rating above the like threshold; Naive Bayes at P(like) >= 0.5), as the
   paper scored its baselines.
 
-Top-N (:func:`recsys.evaluation.topn.topn`): every user with at least one *relevant* test rating (rating >= 4, the usual
-MovieLens convention; it is stricter than a like) gets every catalogue movie they did not rate in
-training ranked; precision, recall, NDCG and hit rate at 10 and catalogue coverage (the share of
-the catalogue that appears in some top-10 list).
+Top-N (:mod:`recsys.evaluation.ranking`): every user with at least one *relevant* test rating
+(rating >= 4, the usual MovieLens convention; stricter than a like) gets every catalogue item they
+did not rate in training ranked; precision, recall, NDCG and hit rate at 10 and catalogue coverage.
+
+Intervals resample *users* (all of a user's ratings together): the differences of AUC and
+balanced accuracy between the profile model and each method, and of NDCG@10 between the profile
+model's lists and each ranker's (:mod:`recsys.evaluation.intervals`).
+
+Strong generalisation (:mod:`recsys.evaluation.strong`): a tenth of the training users is held out
+entirely; each method, at its chosen point, is fitted on the others' ratings and lists items for
+the held-out users from 80 % of their ratings, given at prediction time; the other 20 % are
+scored.  Methods that cannot take a new user without refitting say so.
 """
 
 from __future__ import annotations
@@ -44,13 +58,16 @@ import numpy as np
 from ..errors import RatingsError
 from ..model.ratings import holdout_mask
 from ..model.settings import PAPER_PARAMS
-from .intervals import paired_bootstrap
+from .grids import grid as declared_grid
+from .intervals import paired_bootstrap, paired_bootstrap_means
 from .methods import Method, ProfileMethod, Scores, Training, method_factories
 from .metrics import fill_uncovered, metrics, tune_threshold
-from .topn import topn
+from .ranking import RELEVANT, K, RankingTask, catalogue_of, list_metrics, ndcg_per_user, top_lists
+from .selection import Choice, sweep
 
 METHODS = ("majority", "bias", "like_share", "svd", "svdpp", "knn_baseline", "coclustering", "naive_bayes",
            "profile_paper", "profile")  # fmt: skip
+RANKERS = ("popularity", "ease", "itemknn", "rp3beta", "ials", "bpr", "profile")
 # ablations: name -> evidence groups kept
 ABLATIONS = {
     "no_coclusters": ("like_shares", "baseline"),
@@ -61,6 +78,43 @@ ABLATIONS = {
 }
 # controls: the profile model refitted with a parameter changed; name -> overrides
 CONTROLS = {"neighbours_from_ratings": {"neighbours": "ratings"}}
+OWN_RULE = ("majority", "profile_paper")  # methods with a rule of their own: nothing to tune
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How the methods are measured: the like threshold; the seed of every split and fit; the
+    share of the training ratings that tunes settings and cut-offs; the grids (``small`` or
+    ``full``); the bootstrap resamples (0: none); whether top-N lists are measured, and lists for
+    users held out of training (``strong``: that share of the users, ``strong_history``: the share
+    of each one's ratings given at prediction time)."""
+
+    like_threshold: float = 2.0
+    seed: int = 0
+    tuning_fraction: float = 0.1
+    grid: str = "small"
+    n_boot: int = 1000
+    topn: bool = True
+    strong: float = 0.1
+    strong_history: float = 0.8
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What is compared: the like/dislike methods (names of :data:`METHODS`) and the rankers (of
+    :data:`RANKERS`); the profile model's base parameters; the paper's rule's HBLCoClust
+    parameters (default :data:`~recsys.model.settings.PAPER_PARAMS`) and the features it
+    co-clusters; the profile model's ablations and controls; ``grids`` replaces the declared grid
+    of a method (name → list of points)."""
+
+    methods: tuple = METHODS
+    rankers: tuple = RANKERS
+    profile: dict = field(default_factory=dict)
+    paper: dict | None = None
+    paper_features: str = "all"
+    ablations: dict = field(default_factory=lambda: dict(ABLATIONS))
+    controls: dict = field(default_factory=lambda: dict(CONTROLS))
+    grids: dict = field(default_factory=dict)
 
 
 def split_for_tuning(ratings, fraction: float = 0.1, seed: int = 0):
@@ -70,8 +124,8 @@ def split_for_tuning(ratings, fraction: float = 0.1, seed: int = 0):
 
 
 class Fitted(NamedTuple):
-    """A method fitted twice by the protocol: on the fit part (its scores on the tuning part choose
-    the cut-off; ``None`` for a rule of its own) and on all training ratings (scored on the test)."""
+    """A method as the protocol leaves it: fitted on the fit part at its chosen point (its tuning
+    scores chose the cut-off; ``None`` for a rule of its own), and refitted on all training ratings."""
 
     tuning: Method | None
     final: Method
@@ -81,17 +135,26 @@ class Fitted(NamedTuple):
 class _Run:
     """One run of the protocol: the data, and what has been measured so far."""
 
+    protocol: Protocol
     train: Training
     fit: Training
     tune: object  # the tuning ratings
     test: object
     y: np.ndarray
     y_tune: np.ndarray
+    makers: dict
+    grids: dict
+    catalogue: np.ndarray
+    profile_params: dict = field(default_factory=dict)
     paper_covered: np.ndarray | None = None
     results: dict = field(default_factory=dict)
     ablations: dict = field(default_factory=dict)
+    lists: dict = field(default_factory=dict)
     test_scores: dict = field(default_factory=dict)  # name -> (score, prediction), for the bootstrap
-    fitted: dict = field(default_factory=dict)  # name -> Fitted
+    user_ndcg: dict = field(default_factory=dict)  # name -> NDCG@10 per test-list user, for the bootstrap
+    fitted: dict = field(default_factory=dict)  # name -> Fitted (like/dislike)
+    rankers: dict = field(default_factory=dict)  # name -> final fitted ranker
+    finals: dict = field(default_factory=dict)  # (name, point) -> (method fitted on all training, seconds)
 
     def result(self, like, scores: Scores, cut, fit_seconds: float, predict_seconds: float, **extra) -> dict:
         """The result of a method predicting ``like`` with ``scores`` on the test ratings."""
@@ -106,11 +169,13 @@ class _Run:
     def keep_scores(self, name: str, like, scores: Scores) -> None:
         self.test_scores[name] = (fill_uncovered(scores.score, scores.covered), np.where(scores.covered, like, ~self.y))
 
-
-def _fit(make, train: Training) -> tuple[Method, float]:
-    t = time.perf_counter()
-    method = make().fit(train)
-    return method, time.perf_counter() - t
+    def final(self, name: str, point: dict) -> tuple[Method, float]:
+        """``name`` at ``point`` fitted on all training ratings (once, whichever task asks first)."""
+        key = (name, repr(sorted(point.items())))
+        if key not in self.finals:
+            t = time.perf_counter()
+            self.finals[key] = (self.makers[name](point).fit(self.train), time.perf_counter() - t)
+        return self.finals[key]
 
 
 def _score(method: Method, ratings) -> tuple[Scores, float]:
@@ -119,36 +184,49 @@ def _score(method: Method, ratings) -> tuple[Scores, float]:
     return scores, time.perf_counter() - t
 
 
-def _own_rule(run: _Run, name: str, make) -> None:
+def _own_rule(run: _Run, name: str) -> None:
     """A method with a rule of its own: fitted on all training ratings, no cut-off tuned."""
-    method, fit_s = _fit(make, run.train)
+    method, fit_s = run.final(name, {})
     scores, predict_s = _score(method, run.test)
     like = scores.covered & (scores.score >= method.fixed_cut_off)
     if name == "profile_paper":
         run.paper_covered = scores.covered
-    run.results[name] = run.result(like, scores, None, fit_s, predict_s, **method.describe())
+    grid = {"params": getattr(method, "model_params", {}), "grid": [{}]}
+    run.results[name] = run.result(like, scores, None, fit_s, predict_s, **grid, **method.describe())
     run.keep_scores(name, like, scores)
     run.fitted[name] = Fitted(None, method)
 
 
-def _tuned(run: _Run, name: str, make) -> dict:
-    """Fit on the fit part, tune the cut-off on the tuning part, refit on all training ratings."""
-    tuning, _ = _fit(make, run.fit)
-    tune_scores, _ = _score(tuning, run.tune)
-    cut = tune_threshold(tune_scores.score, tune_scores.covered, run.y_tune)
-    final, fit_s = _fit(make, run.train)
+def _like_final(run: _Run, name: str, choice: Choice) -> None:
+    """A tuned like/dislike method: the cut-off from its tuning scores, then the test ratings."""
+    cut = tune_threshold(choice.scores.score, choice.scores.covered, run.y_tune)
+    final, fit_s = run.final(name, choice.point)
     scores, predict_s = _score(final, run.test)
     like = scores.score >= cut
-    out = run.result(like, scores, cut, fit_s, predict_s)
+    out = run.result(like, scores, cut, fit_s, predict_s, params=choice.point, grid=choice.grid,
+                     tuning=choice.summary())  # fmt: skip
     if final.natural_cut_off is not None and run.paper_covered is not None:
         # the paper scored its baselines at their own cut-off: a predicted rating above 2, P >= 0.5
         pc = run.paper_covered & scores.covered
         nat = final.natural_like(scores.score)
         out["natural_cut_off"] = final.natural_cut_off
         out["accuracy_on_paper_covered_natural"] = float((nat[pc] == run.y[pc]).mean()) if pc.any() else None
+    run.results[name] = out
     run.keep_scores(name, like, scores)
-    run.fitted[name] = Fitted(tuning, final)
-    return out
+    run.fitted[name] = Fitted(choice.model, final)
+
+
+def _list_final(run: _Run, name: str, choice: Choice, task: RankingTask) -> None:
+    """A tuned ranker: its lists for the test users."""
+    final, fit_s = run.final(name, choice.point)
+    t = time.perf_counter()
+    lists = top_lists(final, task)
+    res = list_metrics(lists, task.relevant, len(task.catalogue))
+    run.user_ndcg[name] = ndcg_per_user(lists, task.relevant)
+    res.update(seconds=time.perf_counter() - t, fit_seconds=fit_s, params=choice.point, grid=choice.grid,
+               tuning=choice.summary())  # fmt: skip
+    run.lists[name] = res
+    run.rankers[name] = final
 
 
 def _variant(run: _Run, name: str, groups) -> dict:
@@ -160,84 +238,94 @@ def _variant(run: _Run, name: str, groups) -> dict:
     like = scores.score >= cut
     if name == "like_share":
         run.keep_scores(name, like, scores)
-    fit_s = run.results["profile"]["fit_seconds"]
-    return run.result(like, scores, cut, fit_s, predict_s, evidence=list(groups))
+    profile = run.results["profile"]
+    return run.result(like, scores, cut, profile["fit_seconds"], predict_s, evidence=list(groups),
+                      params=profile["params"], grid="the profile model's choice")  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Protocol:
-    """How the methods are measured: the like threshold, the seed of every split and fit, the
-    share of the training ratings that tunes the cut-offs, the bootstrap resamples (0: none),
-    and whether top-N lists are measured too."""
-
-    like_threshold: float = 2.0
-    seed: int = 0
-    tuning_fraction: float = 0.1
-    n_boot: int = 1000
-    topn: bool = True
-
-
-@dataclass(frozen=True)
-class Setup:
-    """What is compared: the like/dislike methods (names of :data:`METHODS`); the profile
-    model's parameters; the paper's rule's HBLCoClust parameters (default
-    :data:`~recsys.model.settings.PAPER_PARAMS`) and the features it co-clusters; the profile
-    model's ablations (name → evidence groups kept) and controls (name → parameter overrides)."""
-
-    methods: tuple = METHODS
-    profile: dict = field(default_factory=dict)
-    paper: dict | None = None
-    paper_features: str = "all"
-    ablations: dict = field(default_factory=lambda: dict(ABLATIONS))
-    controls: dict = field(default_factory=lambda: dict(CONTROLS))
+def _control(run: _Run, name: str, overrides: dict, profile_params: dict) -> dict:
+    """The profile model at its chosen point with ``overrides``: fitted on the fit part for its
+    cut-off, refitted on all training ratings."""
+    point = run.results["profile"]["params"]
+    make = lambda: ProfileMethod(point, **{**profile_params, **overrides})  # noqa: E731
+    tuning = make().fit(run.fit)
+    tune_scores, _ = _score(tuning, run.tune)
+    cut = tune_threshold(tune_scores.score, tune_scores.covered, run.y_tune)
+    t = time.perf_counter()
+    final = make().fit(run.train)
+    fit_s = time.perf_counter() - t
+    scores, predict_s = _score(final, run.test)
+    return run.result(scores.score >= cut, scores, cut, fit_s, predict_s, control=overrides, params=point,
+                      grid="the profile model's choice")  # fmt: skip
 
 
 def evaluate(train, test, attributes=None, items=None, *, protocol: Protocol | None = None,
              setup: Setup | None = None, progress=None) -> dict:  # fmt: skip
     """Run the protocol (module docstring) on one train/test split; returns every figure as a dict:
-    ``methods``, ``ablations``, ``ci``, ``topn``, ``profile`` (the fitted model's counts),
-    ``protocol`` and ``seconds``."""
+    ``methods``, ``ablations``, ``ci``, ``topn``, ``strong``, ``profile`` (the fitted model's
+    counts), ``protocol`` and ``seconds``."""
     protocol, setup = protocol or Protocol(), setup or Setup()
     say = progress or (lambda message: None)
     t0 = time.perf_counter()
+    run = _prepare(train, test, attributes, items, protocol, setup)
+    rankers = [r for r in setup.rankers if r in run.makers] if protocol.topn else []
+    tune_task = RankingTask.of(run.fit.ratings, run.tune, run.catalogue) if rankers else None
+    test_task = RankingTask.of(train, test, run.catalogue) if rankers else None
+    for name in sorted((m for m in setup.methods if m in OWN_RULE), key=lambda m: m != "profile_paper"):
+        say(f"{name}: its own rule, fitted on all {len(train):,} training ratings")
+        _own_rule(run, name)
+    for name in [m for m in setup.methods if m in run.makers and m not in OWN_RULE] + rankers:
+        if name in run.results or name in run.lists:
+            continue
+        tasks = {}
+        if name in setup.methods:
+            tasks["like"] = (run.tune, run.y_tune)
+        if name in rankers:
+            tasks["list"] = tune_task
+        by = " and ".join("AUC" if t == "like" else "NDCG@10" for t in tasks)
+        say(f"{name}: {len(run.grids[name])} setting(s) fitted on the fit part, chosen by {by} on the tuning part")
+        choices = sweep(lambda point, n=name: run.makers[n](point), run.grids[name], run.fit, tasks, say)
+        if "like" in choices:
+            _like_final(run, name, choices["like"])
+        if "list" in choices:
+            _list_final(run, name, choices["list"], test_task)
+    if "profile" in run.fitted:
+        _ablate(run, setup, say)
+    out = _report(run, setup, say)
+    if rankers:
+        out["topn"] = _topn_report(run, test_task, say)
+        if protocol.strong:
+            from .strong import strong_generalisation
+
+            say(f"strong generalisation: {protocol.strong:.0%} of the users held out of training")
+            out["strong"] = strong_generalisation(run, rankers, say)
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def _prepare(train, test, attributes, items, protocol: Protocol, setup: Setup) -> _Run:
     fit_part, tune_part = split_for_tuning(train, protocol.tuning_fraction, protocol.seed)
+    profile_params = {"like_threshold": protocol.like_threshold, "random_state": protocol.seed, **setup.profile}
+    makers = method_factories(protocol.like_threshold, protocol.seed, profile_params, setup.paper or PAPER_PARAMS,
+                              setup.paper_features)  # fmt: skip
+    grids = {name: setup.grids.get(name) or declared_grid(name, protocol.grid) for name in makers}
     run = _Run(
+        protocol=protocol,
         train=Training(train, attributes, items),
         fit=Training(fit_part, attributes, items),
         tune=tune_part,
         test=test,
         y=test["rating"].to_numpy(dtype=np.float64) > protocol.like_threshold,
         y_tune=tune_part["rating"].to_numpy(dtype=np.float64) > protocol.like_threshold,
+        makers=makers,
+        grids=grids,
+        catalogue=catalogue_of(train, items),
+        profile_params=profile_params,
     )
     _check_both_classes(run.y, "test ratings", "give more ratings, or a larger test fraction")
     _check_both_classes(run.y_tune, f"tuning ratings ({protocol.tuning_fraction:.0%} of the training ratings)",
                         "give more training ratings")  # fmt: skip
-    profile_params = {"like_threshold": protocol.like_threshold, "random_state": protocol.seed, **setup.profile}
-    makers = method_factories(protocol.like_threshold, protocol.seed, profile_params, setup.paper or PAPER_PARAMS,
-                              setup.paper_features)  # fmt: skip
-    # methods with a rule of their own first, the paper's first of all: the ratings it covers are a
-    # column of every other result
-    own = sorted((m for m in setup.methods if m in makers and makers[m]().fixed_cut_off is not None),
-                 key=lambda m: m != "profile_paper")  # fmt: skip
-    for name in own:
-        say(f"{name}: its own rule, fitted on all {len(train):,} training ratings")
-        _own_rule(run, name, makers[name])
-    for name in (m for m in setup.methods if m in makers and m not in own):
-        say(f"{name}: fit on {len(fit_part):,} ratings, cut-off on {len(tune_part):,}, refit on {len(train):,}")
-        run.results[name] = _tuned(run, name, makers[name])
-    if "profile" in run.fitted:
-        _ablate(run, setup.methods, setup.ablations, say)
-        for name, overrides in setup.controls.items():
-            say(f"{name} (control): profile with {overrides}")
-            make = lambda o=overrides: ProfileMethod(**{**profile_params, **o})  # noqa: E731
-            run.ablations[name] = {**_tuned(run, name, make), "control": overrides}
-            run.test_scores.pop(name)
-    out = _report(run, protocol, say)
-    if protocol.topn:
-        say("top-N")
-        out["topn"] = topn(train, test, run.fitted, protocol.like_threshold)
-    out["seconds"] = time.perf_counter() - t0
-    return out
+    return run
 
 
 def _check_both_classes(y: np.ndarray, what: str, hint: str) -> None:
@@ -249,35 +337,67 @@ def _check_both_classes(y: np.ndarray, what: str, hint: str) -> None:
         )
 
 
-def _ablate(run: _Run, methods, ablations: dict, say) -> None:
-    """``like_share`` (the profile model's like-share terms alone) and the ablations."""
-    variants = {"like_share": ("like_shares",)} if "like_share" in methods else {}
-    variants.update(ablations)
+def _ablate(run: _Run, setup: Setup, say) -> None:
+    """``like_share`` (the profile model's like-share terms alone), the ablations and the controls."""
+    variants = {"like_share": ("like_shares",)} if "like_share" in setup.methods else {}
+    variants.update(setup.ablations)
     for name, groups in variants.items():
         say(f"{name}: evidence {', '.join(groups)}")
         target = run.results if name == "like_share" else run.ablations
         target[name] = _variant(run, name, groups)
+    for name, overrides in setup.controls.items():
+        say(f"{name} (control): profile with {overrides}")
+        run.ablations[name] = _control(run, name, overrides, run.profile_params)
 
 
-def _report(run: _Run, protocol: Protocol, say) -> dict:
+def _report(run: _Run, setup: Setup, say) -> dict:
+    p = run.protocol
     out = {
         "protocol": {
-            "tuning_fraction": protocol.tuning_fraction,
-            "seed": protocol.seed,
-            "like_threshold": protocol.like_threshold,
+            "tuning_fraction": p.tuning_fraction,
+            "seed": p.seed,
+            "like_threshold": p.like_threshold,
+            "grid": p.grid,
             "n_fit": int(len(run.fit.ratings)),
             "n_tune": int(len(run.tune)),
+            "selection": "every method's setting: the best AUC (like/dislike) or NDCG@10 (lists) on the tuning part",
             "cut_off": "best balanced accuracy on the tuning part; majority and profile_paper keep their own rule",
         },
         "n_test": int(len(run.test)),
         "like_share_test": float(run.y.mean()),
         "methods": {m: run.results[m] for m in METHODS if m in run.results},
         "ablations": run.ablations,
+        "roc": {m: roc_points(run.y, s) for m, (s, _) in run.test_scores.items()},
     }
     if "profile" in run.fitted:
         model = run.fitted["profile"].final.model
         out["profile"] = {"params": model.get_params(), "weights": model.weights_.to_dict(), "report": model.report_}
-        if protocol.n_boot:
-            say(f"paired bootstrap ({protocol.n_boot} resamples)")
-            out["ci"] = paired_bootstrap(run.y, run.test_scores, "profile", protocol.n_boot, protocol.seed)
+        if p.n_boot:
+            say(f"paired bootstrap over users ({p.n_boot} resamples)")
+            users = np.unique(run.test["user"].to_numpy(), return_inverse=True)[1]
+            out["ci"] = paired_bootstrap(run.y, run.test_scores, "profile", users, p.n_boot, p.seed)
     return out
+
+
+def _topn_report(run: _Run, task: RankingTask, say) -> dict:
+    out = {
+        "relevant": f"test rating >= {RELEVANT:g}",
+        "k": K,
+        "candidates": "every catalogue item not rated in training",
+        "catalogue": int(len(run.catalogue)),
+        "methods": {m: run.lists[m] for m in RANKERS if m in run.lists},
+    }
+    if run.protocol.n_boot and "profile" in run.user_ndcg:
+        say(f"paired bootstrap of NDCG@10 over users ({run.protocol.n_boot} resamples)")
+        out["ci"] = paired_bootstrap_means(run.user_ndcg, "profile", run.protocol.n_boot, run.protocol.seed)
+    return out
+
+
+def roc_points(y: np.ndarray, score: np.ndarray, n: int = 101) -> dict:
+    """The ROC curve at ``n`` score quantiles: ``fpr`` and ``tpr`` lists, for a plot."""
+    y = np.asarray(y, dtype=bool)
+    cuts = np.unique(np.quantile(score, np.linspace(0, 1, n)))[::-1]
+    pos, neg = max(int(y.sum()), 1), max(int((~y).sum()), 1)
+    tpr = [0.0] + [float((score[y] >= c).sum() / pos) for c in cuts] + [1.0]
+    fpr = [0.0] + [float((score[~y] >= c).sum() / neg) for c in cuts] + [1.0]
+    return {"fpr": fpr, "tpr": tpr}

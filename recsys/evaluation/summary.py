@@ -33,17 +33,17 @@ def text_lines(res: dict) -> list[str]:
     """The whole of an evaluation (:func:`recsys.evaluation.evaluate` plus its source) as text."""
     lines = [
         f"{res.get('dataset', res.get('ratings_file'))} {res['split']}: {res['n_test']:,} test ratings, "
-        f"{res['like_share_test']:.1%} likes "
-        "(the always-like accuracy). Cut-offs: best balanced accuracy on a held-out 10% of training, every method."
+        f"{res['like_share_test']:.1%} likes (the always-like accuracy). Settings: each method's best on a held-out "
+        f"10% of training ({res['protocol'].get('grid', 'small')} grids); cut-offs: best balanced accuracy there."
     ]
     head = f"{'method':<22}" + "".join(f"{c.replace('_full', '').replace('_', ' '):>19}" for c in TEXT_COLUMNS)
     for title, group in (("methods", res["methods"]), ("ablations of profile", res["ablations"])):
         lines += ["", f"{title}:", head]
         for name, r in group.items():
             cells = (f"{'—':>19}" if r[c] is None else f"{r[c]:>19.4f}" for c in TEXT_COLUMNS)
-            lines.append(f"{name:<22}" + "".join(cells))
+            lines.append(f"{name:<22}" + "".join(cells) + _params(r))
     if "ci" in res:
-        lines += ["", "profile minus each method, 95% paired bootstrap interval:"]
+        lines += ["", "profile minus each method, 95% paired bootstrap over users:"]
         for name, c in res["ci"]["versus"].items():
             a, b = c["auc_diff_ci"], c["balanced_accuracy_diff_ci"]
             lines.append(
@@ -51,12 +51,31 @@ def text_lines(res: dict) -> list[str]:
                 f"balanced accuracy {c['balanced_accuracy_diff']:+.4f} [{b[0]:+.4f}, {b[1]:+.4f}]"
             )
     if "topn" in res:
-        t = res["topn"]
-        lines += ["", f"top-{t['k']} ({t['relevant']} is relevant; {t['candidates']}):"]
-        for name, r in t["methods"].items():
-            lines.append(
-                f"  {name:<14} precision {r['precision@10']:.4f}  recall {r['recall@10']:.4f}  "
-                f"ndcg {r['ndcg@10']:.4f}  hit rate {r['hit_rate@10']:.4f}  coverage {r['catalogue_coverage']:.4f}"
-            )
+        lines += _topn_lines(res["topn"], res.get("strong"))
     lines += ["", f"{res['seconds']:.0f} s; commit {res['commit']}"]
+    return lines
+
+
+def _params(r: dict) -> str:
+    """A method's chosen setting, when it is a few plain values."""
+    p = r.get("params")
+    plain = isinstance(p, dict) and all(isinstance(v, (int, float, str)) for v in p.values())
+    return f"   {p}" if plain and p else ""
+
+
+def _topn_lines(t: dict, strong: dict | None) -> list[str]:
+    lines = ["", f"top-{t['k']} ({t['relevant']} is relevant; {t['candidates']}):"]
+    ci = t.get("ci", {}).get("versus", {})
+    for name, r in t["methods"].items():
+        c = ci.get(name)
+        diff = f"  profile − it {c['diff']:+.4f} [{c['diff_ci'][0]:+.4f}, {c['diff_ci'][1]:+.4f}]" if c else ""
+        lines.append(
+            f"  {name:<11} ndcg {r['ndcg@10']:.4f}  precision {r['precision@10']:.4f}  recall {r['recall@10']:.4f}  "
+            f"hit rate {r['hit_rate@10']:.4f}  coverage {r['catalogue_coverage']:.4f}{diff}{_params(r)}"
+        )
+    if strong:
+        lines += ["", f"lists for {strong['users_with_relevant']} users held out of training "
+                      f"({strong['history_share']:.0%} of their ratings given, no refit):"]  # fmt: skip
+        for name, r in strong["methods"].items():
+            lines.append(f"  {name:<11} " + (f"ndcg {r['ndcg@10']:.4f}" if r["supported"] else r["reason"]))
     return lines

@@ -23,19 +23,22 @@ def _plain(xs) -> list:
     return [plain(x) for x in xs]
 
 
-def _surprise_algo(name: str, random_state: int):
+def _surprise_algo(name: str, random_state: int, params: dict):
+    """The Surprise algorithm ``name`` with a point of its grid (:mod:`recsys.evaluation.grids`)."""
     from surprise import SVD, BaselineOnly, CoClustering, KNNBaseline, SVDpp
 
     if name == "bias":
-        return BaselineOnly(verbose=False)
+        als = {"method": "als", "reg_u": params.get("reg_u", 15), "reg_i": params.get("reg_i", 10)}
+        return BaselineOnly(bsl_options=als, verbose=False)
     if name == "svd":
-        return SVD(random_state=random_state)
+        return SVD(random_state=random_state, **params)
     if name == "svdpp":
-        return SVDpp(random_state=random_state, cache_ratings=True)
+        return SVDpp(random_state=random_state, cache_ratings=True, **params)
     if name == "knn_baseline":
-        return KNNBaseline(sim_options={"name": "pearson_baseline", "user_based": False}, verbose=False)
+        sim = {"name": params.get("sim", "pearson_baseline"), "user_based": False}
+        return KNNBaseline(k=params.get("k", 40), sim_options=sim, verbose=False)
     if name == "coclustering":
-        return CoClustering(random_state=random_state)
+        return CoClustering(random_state=random_state, **params)
     raise ValueError(f"unknown Surprise method {name!r}; choose from {', '.join(SURPRISE_METHODS)}")
 
 
@@ -43,10 +46,11 @@ class SurpriseMethod(Method):
     """A Surprise rating predictor; its score is the predicted rating, its natural cut-off the
     like threshold (a predicted rating above it is a like)."""
 
-    def __init__(self, name: str, random_state: int = 0, like_threshold: float = 2.0):
+    def __init__(self, name: str, random_state: int = 0, like_threshold: float = 2.0, **params):
         self.name = name
         self.random_state = random_state
         self.natural_cut_off = like_threshold
+        self.params = params
 
     def natural_like(self, score: np.ndarray) -> np.ndarray:
         return score > self.natural_cut_off
@@ -58,7 +62,7 @@ class SurpriseMethod(Method):
         lo, hi = float(ratings["rating"].min()), float(ratings["rating"].max())
         data = Dataset.load_from_df(ratings[["user", "item", "rating"]], Reader(rating_scale=(lo, hi)))
         self.trainset_ = data.build_full_trainset()
-        self.algo_ = _surprise_algo(self.name, self.random_state)
+        self.algo_ = _surprise_algo(self.name, self.random_state, self.params)
         self.algo_.fit(self.trainset_)
         return self
 

@@ -21,27 +21,10 @@ from ..files import atomic_open
 from ..files import plain as _plain
 from ..model.settings import DISLIKE, LIKE
 from .explain import describe_cocluster, explain_profile
+from .html import environment, markup
 
 GRID_USERS, GRID_MOVIES, CELL = 10, 12, 16
 PROFILE_VALUES = 8
-
-
-def _env():
-    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-
-    return Environment(
-        loader=PackageLoader("recsys.present", "templates"),
-        autoescape=select_autoescape(["html", "j2", "svg"], default_for_string=True, default=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-
-
-def _markup(s: str):
-    from markupsafe import Markup
-
-    return Markup(s)
 
 
 def _short(name: str, n: int = 22) -> str:
@@ -59,7 +42,7 @@ def cocluster_grid(env, fp, side: str, c: int, u: int) -> dict:
     counts = fp.item_counts[0 if side == LIKE else 1]
     movies = movies[np.lexsort((movies, -counts[movies]))][:GRID_MOVIES]
     if len(movies) == 0:  # attribute-only co-clusters: no movie columns to draw
-        return {**describe_cocluster(fp, side, c), "svg": _markup("")}
+        return {**describe_cocluster(fp, side, c), "svg": markup("")}
     left, top = 64, 118
     width, height = left + CELL * len(movies) + 96, top + CELL * len(rows) + 4  # room for the slanted titles
     found_r, value = fp.ratings.lookup(np.repeat(rows, len(movies)), np.tile(movies, len(rows)))
@@ -84,7 +67,7 @@ def cocluster_grid(env, fp, side: str, c: int, u: int) -> dict:
         width=width, height=height, left=left, top=top, cell=CELL, columns=columns, rows=grid_rows,
         id=describe_cocluster(fp, side, c)["id"],
     )  # fmt: skip
-    return {**describe_cocluster(fp, side, c), "svg": _markup(svg)}
+    return {**describe_cocluster(fp, side, c), "svg": markup(svg)}
 
 
 def evidence_chart(env, ex) -> dict | None:
@@ -117,7 +100,7 @@ def evidence_chart(env, ex) -> dict | None:
         "prediction": ex.prediction,
         "threshold": ex.threshold,
         "threshold_rule": ex.threshold_rule,
-        "svg": _markup(svg),
+        "svg": markup(svg),
         "parts": parts,
     }
 
@@ -147,7 +130,7 @@ def render_user(model, user, item=None, n: int = 10, model_path: str = "", index
     """The HTML page of ``user``; ``item`` is the movie whose evidence is charted (default: the top recommendation)."""
     u = model.user_index(user)
     fp = model.profiles_
-    env = _env()
+    env = environment()
     prof = explain_profile(fp, u, top_coclusters=4)
     recs = model.recommend(fp.users[u], n)
     ex = _charted(model, u, recs, item)
@@ -205,14 +188,16 @@ def user_file(user) -> str:
     return "user-" + re.sub(r"[^A-Za-z0-9_.-]", "_", str(user)) + ".html"
 
 
-def write_all(model, out_dir: str | Path, users=None, n: int = 10, model_path: str = "", progress=None) -> Path:
-    """One page per user (all, or ``users``) and ``index.html`` linking them, in ``out_dir``."""
+def write_all(model, out_dir: str | Path, users=None, n: int = 10, model_path: str = "", progress=None,
+              links: list | None = None) -> Path:  # fmt: skip
+    """One page per user (all, or ``users``) and ``index.html`` linking them, in ``out_dir``;
+    ``links``: more ``(text, href)`` pairs the index shows first (the evaluation page, say)."""
     model.check_fitted()
     fp = model.profiles_
     idx = np.arange(fp.n_users) if users is None else np.array([model.user_index(x) for x in users], dtype=np.int64)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    env = _env()
+    env = environment()
     likes, dislikes = fp.user_counts
     rows = []
     for k, u in enumerate(idx):
@@ -230,7 +215,7 @@ def write_all(model, out_dir: str | Path, users=None, n: int = 10, model_path: s
             progress(f"{k + 1:,} of {len(idx):,} pages")
     html = env.get_template("index.html.j2").render(
         version=__version__, users=rows, like_coclusters=len(fp.like), dislike_coclusters=len(fp.dislike),
-        model_path=model_path, created=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        model_path=model_path, created=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), links=links or [],
     )  # fmt: skip
     with atomic_open(out_dir / "index.html") as f:
         f.write(html)

@@ -1,0 +1,256 @@
+"""The top-N anchors: the methods a recommender engineer would compare lists with.
+
+EASE (Steck 2019) comes from cornac, ItemKNN (cosine item–item neighbourhoods), iALS and BPR from
+implicit, so that these anchors do not depend on our code; RP3beta (Paudel et al. 2017), which
+neither library has, is written here and tested against its formula on a hand-computed example.
+Each is fitted on a users × items 0/1 matrix of every training rating (``input="all"``) or of
+the likes only (``input="likes"``), a choice its grid tunes like any other parameter.
+
+Scores: ``x_u W`` for the item–item models (``W`` the learned items × items weights), ``p_u · q_i``
+for the factor models.  A new user (strong generalisation) is folded in from their history
+without refitting: ``x W`` for the item–item models, iALS's own user recalculation; BPR has no
+such step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .methods import Method, Training
+
+
+class _ItemMatrix(Method):
+    """A method fitted on the users × items 0/1 matrix of its input."""
+
+    folds_in = True
+
+    def __init__(self, like_threshold: float = 2.0, seed: int = 0, input: str = "all", **params):
+        self.like_threshold = like_threshold
+        self.seed = seed
+        self.params = {**params, "input": input}
+
+    def fit(self, train: Training) -> _ItemMatrix:
+        import pandas as pd
+        import scipy.sparse as sp
+
+        ratings = train.ratings
+        self.users_ = pd.Index(pd.unique(ratings["user"]))
+        self.items_ = pd.Index(np.unique(ratings["item"].to_numpy()))
+        if self.params["input"] == "likes":
+            ratings = ratings[ratings["rating"] > self.like_threshold]
+        rows, cols = self.users_.get_indexer(ratings["user"]), self.items_.get_indexer(ratings["item"])
+        shape = (len(self.users_), len(self.items_))
+        self.X_ = sp.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=shape)
+        self._learn(self.X_)
+        return self
+
+    def _learn(self, X) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _scores(self, X_rows) -> np.ndarray:  # pragma: no cover - interface
+        """Scores of every known item for the users whose rows of the 0/1 matrix are ``X_rows``."""
+        raise NotImplementedError
+
+    def rank(self, user, candidates) -> np.ndarray:
+        return self.rank_block([user], candidates)[0]
+
+    def rank_block(self, users, catalogue) -> np.ndarray:
+        rows = self.users_.get_indexer(np.asarray(users, dtype=object))
+        known = rows >= 0
+        out = np.full((len(rows), len(catalogue)), -np.inf)
+        if known.any():
+            out[known] = self._on_catalogue(self._scores(self.X_[rows[known]]), catalogue)
+        return out
+
+    def fold_in_block(self, histories: list, catalogue) -> np.ndarray:
+        import scipy.sparse as sp
+
+        cols = self.items_.get_indexer(np.asarray(catalogue))
+        rows, idx = [], []
+        for r, (items, ratings) in enumerate(histories):
+            keep = ratings > self.like_threshold if self.params["input"] == "likes" else np.ones(len(items), bool)
+            known = cols[items[keep]]
+            known = np.unique(known[known >= 0])
+            rows.append(np.full(len(known), r))
+            idx.append(known)
+        rows, idx = np.concatenate(rows), np.concatenate(idx)
+        X = sp.csr_matrix((np.ones(len(idx), np.float32), (rows, idx)), shape=(len(histories), len(self.items_)))
+        return self._on_catalogue(self._new_scores(X), catalogue)
+
+    def _new_scores(self, X) -> np.ndarray:
+        return self._scores(X)
+
+    def _on_catalogue(self, S: np.ndarray, catalogue) -> np.ndarray:
+        """Item columns in catalogue order; items the method never saw cannot be listed."""
+        cols = self.items_.get_indexer(np.asarray(catalogue))
+        out = np.full((S.shape[0], len(cols)), -np.inf)
+        out[:, cols >= 0] = S[:, cols[cols >= 0]]
+        return out
+
+
+class _ItemItem(_ItemMatrix):
+    """Scores ``x_u W`` from an items × items weight matrix ``W_`` (dense or sparse)."""
+
+    def _scores(self, X_rows) -> np.ndarray:
+        S = X_rows @ self.W_
+        return np.asarray(S.toarray() if hasattr(S, "toarray") else S, dtype=np.float64)
+
+
+class EASE(_ItemItem):
+    """EASE (Steck 2019), cornac's: ``W = I - P / diag(P)`` with ``P = (X'X + λI)^-1``, zero
+    diagonal, negative weights kept (``posB=False``, the paper's model)."""
+
+    name = "ease"
+
+    def _learn(self, X) -> None:
+        import cornac
+
+        coo = X.tocoo()
+        triples = list(zip(coo.row.tolist(), coo.col.tolist(), [1.0] * coo.nnz, strict=True))
+        data = cornac.data.Dataset.from_uir(triples, seed=self.seed)
+        model = cornac.models.EASE(lamb=self.params["lamb"], posB=False, verbose=False, seed=self.seed)
+        model.fit(data)
+        # cornac's item order → ours (its item ids are our column indices)
+        order = np.array([data.iid_map[j] for j in range(X.shape[1]) if j in data.iid_map])
+        seen = np.array([j for j in range(X.shape[1]) if j in data.iid_map], dtype=np.int64)
+        W = np.zeros((X.shape[1], X.shape[1]))
+        W[np.ix_(seen, seen)] = model.B[np.ix_(order, order)]
+        self.W_ = W
+
+
+class ItemKNN(_ItemItem):
+    """Item-based nearest neighbours, implicit's ``CosineRecommender``: the cosine similarity of
+    the items' user vectors, the ``k`` most similar kept per item; a user's score for an item is
+    the sum of its similarities to the user's items."""
+
+    name = "itemknn"
+
+    def _learn(self, X) -> None:
+        import warnings
+
+        from implicit.nearest_neighbours import CosineRecommender
+
+        model = CosineRecommender(K=self.params["k"], num_threads=1)
+        with warnings.catch_warnings():  # implicit transposes our CSR input itself, then warns that it did
+            warnings.filterwarnings("ignore", message="Method expects CSR input")
+            model.fit(X.tocsr(), show_progress=False)
+        self.W_ = model.similarity.tocsr()
+
+
+class RP3beta(_ItemItem):
+    """RP³β (Paudel et al. 2017; as in Ferrari Dacrema et al. 2019): the probability of the
+    three-step walk item → user → item with every transition probability raised to ``alpha``,
+    divided by the popularity of the destination item raised to ``beta``; the ``k`` largest
+    weights kept per item.
+
+    ``W[i, j] = (sum_u P(u | i)^α P(j | u)^α) / deg(j)^β``, ``P(u | i) = 1 / deg(i)``,
+    ``P(j | u) = 1 / deg(u)`` over the 0/1 matrix.
+    """
+
+    name = "rp3beta"
+
+    def _learn(self, X) -> None:
+        self.W_ = rp3beta_weights(X, self.params["alpha"], self.params["beta"], self.params["k"])
+
+
+def rp3beta_weights(X, alpha: float, beta: float, k: int):
+    """The RP³β item × item weights of the 0/1 users × items matrix ``X`` (sparse, top ``k`` per row)."""
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.data[:] = 1.0
+    user_deg = np.asarray(X.sum(axis=1)).ravel()
+    item_deg = np.asarray(X.sum(axis=0)).ravel()
+    P_ui = sp.diags(np.divide(1.0, user_deg, out=np.zeros_like(user_deg), where=user_deg > 0)) @ X
+    P_iu = sp.diags(np.divide(1.0, item_deg, out=np.zeros_like(item_deg), where=item_deg > 0)) @ X.T.tocsr()
+    P_ui.data **= alpha
+    P_iu.data **= alpha
+    W = (P_iu @ P_ui).tocsr()
+    pop = np.power(item_deg, -beta, out=np.zeros_like(item_deg), where=item_deg > 0)
+    W = (W @ sp.diags(pop)).tocsr()
+    return _top_k_rows(W, k)
+
+
+def _top_k_rows(W, k: int):
+    """``W`` with the ``k`` largest entries of each row kept."""
+    import scipy.sparse as sp
+
+    W = W.tocsr()
+    rows, cols, vals = [], [], []
+    for i in range(W.shape[0]):
+        s, e = W.indptr[i], W.indptr[i + 1]
+        if e - s > k:
+            keep = s + np.argpartition(-W.data[s:e], k - 1)[:k]
+        else:
+            keep = np.arange(s, e)
+        rows.append(np.full(len(keep), i))
+        cols.append(W.indices[keep])
+        vals.append(W.data[keep])
+    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=W.shape)
+
+
+class _Factors(_ItemMatrix):
+    """Scores ``p_u · q_i`` from implicit's user and item factors."""
+
+    def rank_block(self, users, catalogue) -> np.ndarray:
+        rows = self.users_.get_indexer(np.asarray(users, dtype=object))
+        known = rows >= 0
+        out = np.full((len(rows), len(catalogue)), -np.inf)
+        if known.any():
+            S = np.asarray(self.user_factors_[rows[known]] @ self.item_factors_.T, dtype=np.float64)
+            out[known] = self._on_catalogue(S, catalogue)
+        return out
+
+
+class IALS(_Factors):
+    """Implicit ALS (Hu, Koren & Volinsky 2008), implicit's ``AlternatingLeastSquares``:
+    confidence ``1 + alpha`` on observed pairs; a new user's factors are recalculated from their
+    history with the item factors fixed."""
+
+    name = "ials"
+
+    def _learn(self, X) -> None:
+        from implicit.cpu.als import AlternatingLeastSquares
+        from threadpoolctl import threadpool_limits
+
+        p = self.params
+        with threadpool_limits(1, "blas"):  # implicit's own threads do the work; BLAS threads slow it down
+            model = AlternatingLeastSquares(
+                factors=p["factors"], regularization=p["regularization"], alpha=p["alpha"],
+                iterations=p["iterations"], random_state=self.seed,
+            )  # fmt: skip
+            model.fit(X.tocsr(), show_progress=False)
+        self.model_ = model
+        self.user_factors_, self.item_factors_ = model.user_factors, model.item_factors
+
+    def _new_scores(self, X) -> np.ndarray:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1, "blas"):
+            U = self.model_.recalculate_user(np.arange(X.shape[0]), X.tocsr())
+        return np.asarray(np.atleast_2d(U) @ self.item_factors_.T, dtype=np.float64)
+
+
+class BPR(_Factors):
+    """Bayesian personalised ranking (Rendle et al. 2009), implicit's
+    ``BayesianPersonalizedRanking`` (one thread: its parallel SGD is not reproducible).  It has
+    no fold-in step for a new user."""
+
+    name = "bpr"
+    folds_in = False
+
+    def _learn(self, X) -> None:
+        from implicit.cpu.bpr import BayesianPersonalizedRanking
+
+        p = self.params
+        model = BayesianPersonalizedRanking(factors=p["factors"], learning_rate=p["learning_rate"],
+                                            regularization=p["regularization"], iterations=p["iterations"],
+                                            random_state=self.seed, num_threads=1)  # fmt: skip
+        model.fit(X.tocsr(), show_progress=False)
+        self.user_factors_, self.item_factors_ = model.user_factors, model.item_factors
+
+    def fold_in_block(self, histories: list, catalogue) -> np.ndarray:
+        raise NotImplementedError("bpr cannot take a new user without refitting")
+
+
+ANCHORS = {cls.name: cls for cls in (EASE, ItemKNN, RP3beta, IALS, BPR)}

@@ -1,0 +1,91 @@
+"""The declared hyper-parameter grids of every compared method, ours included: one procedure picks
+each method's setting from its grid on the tuning part of the training ratings (AUC for the
+like/dislike task, NDCG@10 for lists), never on the test ratings.
+
+``small`` grids are the default (``recsys evaluate`` on MovieLens 100K in a few minutes); ``full``
+grids are the experiment's (``--grid full``).  A grid is a list of points, each a dict of the
+method's parameters (an empty dict: its defaults); the first point wins ties.
+
+>>> product(k=[1, 2], input=["likes"])
+[{'k': 1, 'input': 'likes'}, {'k': 2, 'input': 'likes'}]
+>>> grid("ease", "small")[0]
+{'lamb': 200, 'input': 'all'}
+"""
+
+from __future__ import annotations
+
+import itertools
+
+GRIDS_NAMES = ("small", "full")
+
+
+def product(**axes) -> list[dict]:
+    """Every combination of the axes' values, the first axis varying slowest."""
+    names = list(axes)
+    return [dict(zip(names, values, strict=True)) for values in itertools.product(*axes.values())]
+
+
+INPUTS = ["all", "likes"]  # what an implicit-feedback method is fitted on: every rating, or the likes only
+
+GRIDS: dict[str, dict[str, list[dict]]] = {
+    # like/dislike methods
+    "majority": {"small": [{}], "full": [{}]},
+    "naive_bayes": {"small": [{}], "full": [{}]},  # Laplace smoothing, nothing to tune
+    "profile_paper": {"small": [{}], "full": [{}]},  # the paper's own setting, not tuned
+    "bias": {
+        "small": product(reg_u=[15, 5], reg_i=[10, 5]),
+        "full": product(reg_u=[25, 15, 5], reg_i=[20, 10, 5]),
+    },
+    "svd": {
+        "small": product(n_factors=[50, 100], n_epochs=[20], reg_all=[0.02, 0.05]),
+        "full": product(n_factors=[20, 50, 100, 200], n_epochs=[20, 40], reg_all=[0.02, 0.05, 0.1]),
+    },
+    "svdpp": {
+        "small": product(n_factors=[20], n_epochs=[20], reg_all=[0.02]),
+        "full": product(n_factors=[10, 20, 50], n_epochs=[20], reg_all=[0.02, 0.05]),
+    },
+    "knn_baseline": {
+        "small": product(k=[20, 40, 80], sim=["pearson_baseline"]),
+        "full": product(k=[10, 20, 40, 80, 160], sim=["pearson_baseline", "cosine"]),
+    },
+    "coclustering": {
+        "small": product(n_cltr_u=[3, 5], n_cltr_i=[3, 5]),
+        "full": product(n_cltr_u=[2, 3, 5, 8], n_cltr_i=[2, 3, 5, 8]),
+    },
+    "profile": {
+        "small": product(n_votes=[40, 20], shrinkage=[1.0, 5.0]),
+        "full": product(n_votes=[40, 20, 80], shrinkage=[1.0, 5.0], min_density=[0.8, 0.9]),
+    },
+    # top-N anchors
+    "popularity": {"small": product(input=INPUTS), "full": product(input=INPUTS)},
+    "ease": {
+        "small": product(lamb=[200, 400, 800], input=INPUTS),
+        "full": product(lamb=[50, 100, 200, 400, 800, 1600, 3200], input=INPUTS),
+    },
+    "itemknn": {
+        "small": product(k=[100, 200, 400, 800], input=INPUTS),
+        "full": product(k=[20, 50, 100, 200, 400, 800, 1600], input=INPUTS),
+    },
+    "rp3beta": {
+        "small": product(alpha=[0.5, 0.75, 1.0], beta=[0.3, 0.6], k=[200], input=INPUTS),
+        "full": product(alpha=[0.25, 0.5, 0.75, 1.0], beta=[0.0, 0.2, 0.4, 0.6, 0.8], k=[100, 200, 400], input=INPUTS),
+    },
+    "ials": {
+        "small": product(factors=[32, 64], regularization=[1.0, 10.0], alpha=[1.0], iterations=[15], input=INPUTS),
+        "full": product(factors=[16, 32, 64, 128], regularization=[1.0, 3.0, 10.0, 30.0, 100.0], alpha=[0.5, 1.0, 5.0],
+                        iterations=[15], input=INPUTS),  # fmt: skip
+    },
+    "bpr": {
+        "small": product(factors=[64], learning_rate=[0.01], regularization=[0.01], iterations=[50, 100],
+                         input=INPUTS),  # fmt: skip
+        "full": product(factors=[32, 64, 128], learning_rate=[0.005, 0.01, 0.02], regularization=[0.001, 0.01],
+                        iterations=[50, 100, 200], input=INPUTS),  # fmt: skip
+    },
+}
+
+
+def grid(method: str, size: str = "small") -> list[dict]:
+    """The grid of ``method`` (its declared points, in order)."""
+    if size not in GRIDS_NAMES:
+        raise ValueError(f"grid must be one of {', '.join(GRIDS_NAMES)}, got {size!r}")
+    return [dict(point) for point in GRIDS[method][size]]

@@ -1,0 +1,66 @@
+"""Lists for users the model has never seen (strong generalisation).
+
+A share of the training users (``Protocol.strong``, seeded) is held out entirely.  Each ranker, at
+the setting the protocol chose for it, is fitted on the other users' ratings; for every held-out
+user it is given a share of that user's ratings (``Protocol.strong_history``, seeded) at
+prediction time — without refitting — and lists catalogue items; the user's other ratings of at
+least 4 are the relevant items.  Only training ratings take part: the test ratings of the split
+are not used.  A ranker that cannot take a new user without refitting is reported as such.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .methods import Training
+from .ranking import RankingTask, list_metrics, top_lists
+
+
+def held_out_users(ratings, share: float, history: float, seed: int):
+    """``(others, histories, targets)``: the ratings of the users kept in training, and of the
+    held-out users the part given at prediction time and the part scored."""
+    rng = np.random.default_rng(seed + 2)
+    users = np.unique(ratings["user"].to_numpy())
+    held = rng.permutation(users)[: max(1, int(round(share * len(users))))]
+    is_held = ratings["user"].isin(held).to_numpy()
+    others, new = ratings[~is_held], ratings[is_held]
+    # per held-out user, a random ``history`` share of its ratings is given (at least one)
+    key = rng.random(len(new))
+    order = np.lexsort((key, new["user"].to_numpy()))
+    by_user = new["user"].to_numpy()[order]
+    starts = np.r_[0, np.flatnonzero(by_user[1:] != by_user[:-1]) + 1]
+    counts = np.diff(np.r_[starts, len(order)])
+    rank = np.arange(len(order)) - np.repeat(starts, counts)
+    given = np.zeros(len(new), dtype=bool)
+    given[order] = rank < np.maximum(1, np.floor(history * np.repeat(counts, counts)))
+    return others, new[given], new[~given]
+
+
+def strong_generalisation(run, rankers: list, say) -> dict:
+    """The lists of every ranker for the held-out users (see the module docstring)."""
+    p = run.protocol
+    others, histories, targets = held_out_users(run.train.ratings, p.strong, p.strong_history, p.seed)
+    task = RankingTask.of(histories, targets, run.catalogue)
+    out = {
+        "held_out_users": int(histories["user"].nunique()),
+        "users_with_relevant": len(task),
+        "history_share": p.strong_history,
+        "training_ratings": int(len(others)),
+        "methods": {},
+    }
+    train = Training(others, run.train.attributes, run.train.items)
+    for name in rankers:
+        point = run.lists[name]["params"]
+        method = run.makers[name](point)
+        if not method.folds_in:
+            out["methods"][name] = {"supported": False, "reason": f"{name} cannot take a new user without refitting"}
+            continue
+        t = time.perf_counter()
+        method.fit(train)
+        lists = top_lists(method, task, new_users=True)
+        res = list_metrics(lists, task.relevant, len(task.catalogue))
+        out["methods"][name] = {"supported": True, **res, "seconds": time.perf_counter() - t, "params": point}
+        say(f"  {name}: NDCG@10 {res['ndcg@10']:.4f} for {len(task)} new users")
+    return out
