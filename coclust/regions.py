@@ -202,9 +202,7 @@ def _first_covering(
     return order[keep]
 
 
-def find_regions(
-    X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covered: bool, memory: int
-) -> Blocks:
+def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covered: bool, memory: int) -> Blocks:
     """Regions of at least ``min_rows`` × ``min_cols`` of ``seeds``, de-duplicated.
 
     With ``skip_covered`` (the author's heuristic) regions are visited largest first and one

@@ -231,9 +231,14 @@ def _beaten_sentences(results: dict, folds: list, auc: dict) -> list[str]:
                 per_fold.append(f"{f} {-c['diff']:+.4f} [{-c['diff_ci'][1]:+.4f}, {-c['diff_ci'][0]:+.4f}]")
         lines.append(
             f"* **Not beaten (lists):** {m}'s NDCG@10 {ndcg[m]:.4f} is above the product's {ndcg['profile']:.4f} on "
-            f"{scope} ({ndcg[m] - ndcg['profile']:+.4f}" + (f"; {m} minus profile per fold with its 95 % interval "
-            f"over users: {'; '.join(per_fold)}" if per_fold else "") + ")."
-        )  # fmt: skip
+            f"{scope} ({ndcg[m] - ndcg['profile']:+.4f}"
+            + (
+                f"; {m} minus profile per fold with its 95 % interval over users: {'; '.join(per_fold)}"
+                if per_fold
+                else ""
+            )
+            + ")."
+        )
     return lines
 
 
@@ -273,8 +278,9 @@ def markdown(results: dict, folds: list, variants: dict | None) -> str:
         "",
         f"## {first}: every method",
         "",
-        *_bold_best(markdown_table(u1["methods"], COLUMNS), [None, None]
-                    + [r["auc_full"] for r in u1["methods"].values()]),  # fmt: skip
+        *_bold_best(
+            markdown_table(u1["methods"], COLUMNS), [None, None] + [r["auc_full"] for r in u1["methods"].values()]
+        ),
         "",
         f"## {first}: ablations of the profile model (each refitted with evidence groups removed) and a control",
         "",
@@ -342,6 +348,15 @@ def _topn_section(results: dict, folds: list) -> list[str]:
             cis.append(f"{c['diff']:+.4f} [{c['diff_ci'][0]:+.4f}, {c['diff_ci'][1]:+.4f}]" if c else "—")
         rows.append(f"| {m} | " + " | ".join(cells) + f" | {mean[m]:.4f} | " + "; ".join(cis) + " |")
     lines += _bold_best(rows, [mean[m] for m in names])
+    for name in results[folds[0]]["topn"].get("controls", {}):
+        cells = [f"{results[f]['topn']['controls'][name]['ndcg@10']:.4f}" for f in folds]
+        v = np.mean([results[f]["topn"]["controls"][name]["ndcg@10"] for f in folds])
+        cis = []
+        for f in folds:
+            c = results[f]["topn"].get("ci", {}).get("versus", {}).get(name)
+            cis.append(f"{c['diff']:+.4f} [{c['diff_ci'][0]:+.4f}, {c['diff_ci'][1]:+.4f}]" if c else "—")
+        lines.append(f"| {name} (control: the profile model's item model on other pairs) | " + " | ".join(cells)
+                     + f" | {v:.4f} | " + "; ".join(cis) + " |")  # fmt: skip
     lines += [
         "",
         "Popularity ranks by training likes or ratings; EASE (cornac), ItemKNN, iALS and BPR (implicit) and RP3beta "
@@ -360,16 +375,18 @@ def _strong_section(results: dict, folds: list, names: list) -> list[str]:
         f"### Lists for users never seen in training ({s['held_out_users']} training users held out on {folds[0]}; "
         f"{s['history_share']:.0%} of each one's ratings given at prediction time, no refit)",
         "",
-        "| method | " + " | ".join(f"{f} NDCG@10" for f in folds) + " | mean |",
-        "|---|" + "---|" * (len(folds) + 1),
+        "| method | " + " | ".join(f"{f} NDCG@10" for f in folds) + " | mean | the same users in the model | ratio |",
+        "|---|" + "---|" * (len(folds) + 3),
     ]
     for m in names:
         r = [results[f]["strong"]["methods"][m] for f in folds]
         if not r[0]["supported"]:
-            lines.append(f"| {m} | {r[0]['reason']} |" + " |" * len(folds))
+            lines.append(f"| {m} | {r[0]['reason']} |" + " |" * (len(folds) + 2))
             continue
         v = [x["ndcg@10"] for x in r]
-        lines.append(f"| {m} | " + " | ".join(f"{x:.4f}" for x in v) + f" | {np.mean(v):.4f} |")
+        inside = np.mean([x.get("in_model_ndcg@10", np.nan) for x in r])
+        cells = " | ".join(f"{x:.4f}" for x in v)
+        lines.append(f"| {m} | {cells} | {np.mean(v):.4f} | {inside:.4f} | {np.mean(v) / inside:.3f} |")
     return [*lines, ""]
 
 
@@ -392,7 +409,24 @@ def _settings_section(results: dict, folds: list) -> list[str]:
 
 
 def paper_section(u1: dict, variants: dict) -> list[str]:
-    pp = u1["methods"].get("profile_paper", {})
+    """The paper's setting: the variants' table, then which of the paper's claims reproduce."""
+    lines = _paper_table(variants) + ["", "Which of the paper's claims reproduce:", ""]
+    done = {k: v for k, v in variants.items() if "error" not in v}
+    if done:
+        lines += _paper_accuracy_claims(done)
+    if u1["methods"].get("profile_paper"):
+        lines += _paper_baseline_claims(u1["methods"])
+    failed = [k for k, v in variants.items() if "error" in v]
+    if failed:
+        lines.append(
+            f"* Without `skip_covered` the paper's parameters do not finish here: {'; '.join(failed)} "
+            f"({variants[failed[0]]['error']})."
+        )
+    lines.append("")
+    return lines
+
+
+def _paper_table(variants: dict) -> list[str]:
     lines = [
         "## The paper's setting (u1)",
         "",
@@ -421,59 +455,57 @@ def paper_section(u1: dict, variants: dict) -> list[str]:
             f"{r['auc_full']:.4f} | {r['coclusters']['like']:,} / {r['coclusters']['dislike']:,} | "
             f"{r['fit_seconds']:.0f} |"
         )
-    lines += ["", "Which of the paper's claims reproduce:", ""]
-    done = {k: v for k, v in variants.items() if "error" not in v}
-    if done:
-        accs = [v["accuracy_covered"] for v in done.values()]
-        majs = [v["majority_covered"] for v in done.values()]
-        covs = [v["coverage"] for v in done.values()]
-        gaps = [a - m for a, m in zip(accs, majs)]
-        lines.append(
-            f"* Accuracy on the covered ratings: {min(accs):.4f}–{max(accs):.4f} against the paper's 0.8314 "
-            f"({'reproduces' if max(abs(a - 0.8314) for a in accs) < 0.02 else 'differs'}), but always predicting "
-            f"like scores {min(majs):.4f}–{max(majs):.4f} on the same ratings: the rule is "
-            + (
-                f"{min(gaps):.4f}–{max(gaps):.4f} above it."
-                if min(gaps) >= 0
-                else f"{-max(gaps):.4f}–{-min(gaps):.4f} below it."
-                if max(gaps) <= 0
-                else f"between {-min(gaps):.4f} below and {max(gaps):.4f} above it."
-            )
+    return lines
+
+
+def _paper_accuracy_claims(done: dict) -> list[str]:
+    lines = []
+    accs = [v["accuracy_covered"] for v in done.values()]
+    majs = [v["majority_covered"] for v in done.values()]
+    covs = [v["coverage"] for v in done.values()]
+    gaps = [a - m for a, m in zip(accs, majs)]
+    lines.append(
+        f"* Accuracy on the covered ratings: {min(accs):.4f}–{max(accs):.4f} against the paper's 0.8314 "
+        f"({'reproduces' if max(abs(a - 0.8314) for a in accs) < 0.02 else 'differs'}), but always predicting "
+        f"like scores {min(majs):.4f}–{max(majs):.4f} on the same ratings: the rule is "
+        + (
+            f"{min(gaps):.4f}–{max(gaps):.4f} above it."
+            if min(gaps) >= 0
+            else f"{-max(gaps):.4f}–{-min(gaps):.4f} below it."
+            if max(gaps) <= 0
+            else f"between {-min(gaps):.4f} below and {max(gaps):.4f} above it."
         )
-        lines.append(
-            f"* Coverage {min(covs):.4f}–{max(covs):.4f} against the paper's 0.6431: "
-            + ("close." if min(abs(c - 0.6431) for c in covs) < 0.05 else "our profiles cover far more ratings.")
+    )
+    lines.append(
+        f"* Coverage {min(covs):.4f}–{max(covs):.4f} against the paper's 0.6431: "
+        + ("close." if min(abs(c - 0.6431) for c in covs) < 0.05 else "our profiles cover far more ratings.")
+    )
+    return lines
+
+
+def _paper_baseline_claims(methods: dict) -> list[str]:
+    pp, svd, nb = methods["profile_paper"], methods["svd"], methods["naive_bayes"]
+    lines = []
+    svd_nat, nb_nat = svd["accuracy_on_paper_covered_natural"], nb["accuracy_on_paper_covered_natural"]
+    lines.append(
+        "* The paper reports SVD 0.7968 and Naive Bayes 0.6932 on the covered ratings, below its rule's 0.8314. "
+        f"Here, on the ratings our paper rule covers and at their own cut-offs (as the paper scored them: a "
+        f"predicted rating above 2; P(like) >= 0.5), SVD scores {svd_nat:.4f} and Naive Bayes {nb_nat:.4f} "
+        f"against the rule's {pp['accuracy_covered']:.4f}: "
+        + ("SVD beats the rule (reverses)" if svd_nat > pp["accuracy_covered"] else "the rule beats SVD (holds)")
+        + ", and "
+        + (
+            "Naive Bayes beats the rule (reverses)."
+            if nb_nat > pp["accuracy_covered"]
+            else "the rule beats Naive Bayes (holds)."
         )
-    if pp:
-        svd = u1["methods"]["svd"]
-        nb = u1["methods"]["naive_bayes"]
-        svd_nat, nb_nat = svd["accuracy_on_paper_covered_natural"], nb["accuracy_on_paper_covered_natural"]
-        lines.append(
-            "* The paper reports SVD 0.7968 and Naive Bayes 0.6932 on the covered ratings, below its rule's 0.8314. "
-            f"Here, on the ratings our paper rule covers and at their own cut-offs (as the paper scored them: a "
-            f"predicted rating above 2; P(like) >= 0.5), SVD scores {svd_nat:.4f} and Naive Bayes {nb_nat:.4f} "
-            f"against the rule's {pp['accuracy_covered']:.4f}: "
-            + ("SVD beats the rule (reverses)" if svd_nat > pp["accuracy_covered"] else "the rule beats SVD (holds)")
-            + ", and "
-            + (
-                "Naive Bayes beats the rule (reverses)."
-                if nb_nat > pp["accuracy_covered"]
-                else "the rule beats Naive Bayes (holds)."
-            )  # fmt: skip
-            + f" (At the balanced-accuracy cut-offs of the protocol, accuracy is not what they aim at: SVD "
-            f"{svd['accuracy_on_paper_covered']:.4f}, Naive Bayes {nb['accuracy_on_paper_covered']:.4f}.)"
-        )
-        lines.append(
-            f"* By AUC the paper's rule ranks likes above dislikes with {pp['auc_full']:.4f} and its balanced accuracy "
-            f"is {pp['balanced_accuracy_full']:.4f}: it barely separates likes from dislikes."
-        )
-    failed = [k for k, v in variants.items() if "error" in v]
-    if failed:
-        lines.append(
-            f"* Without `skip_covered` the paper's parameters do not finish here: {'; '.join(failed)} "
-            f"({variants[failed[0]]['error']})."
-        )
-    lines.append("")
+        + f" (At the balanced-accuracy cut-offs of the protocol, accuracy is not what they aim at: SVD "
+        f"{svd['accuracy_on_paper_covered']:.4f}, Naive Bayes {nb['accuracy_on_paper_covered']:.4f}.)"
+    )
+    lines.append(
+        f"* By AUC the paper's rule ranks likes above dislikes with {pp['auc_full']:.4f} and its balanced accuracy "
+        f"is {pp['balanced_accuracy_full']:.4f}: it barely separates likes from dislikes."
+    )
     return lines
 
 

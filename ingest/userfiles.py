@@ -169,6 +169,30 @@ def read_ratings(path: str | Path, columns: dict | None = None, duplicates: str 
     return resolve_duplicates(out, path, duplicates, lines)
 
 
+def read_person(path: str | Path, columns: dict | None = None) -> pd.DataFrame:
+    """One person's ratings, ``item, rating`` (a header, then a line per rating; the same names,
+    delimiters and checks as :func:`read_ratings`)."""
+    df, path = _read(path, "ratings")
+    cols = _map_columns(df, path, ("item", "rating"), ("item", "rating"), columns)
+    lines = df.attrs["lines"]
+    out = pd.DataFrame({"item": df[cols["item"]].str.strip().to_numpy(dtype=object)})
+    empty = np.flatnonzero((out["item"] == "").to_numpy())
+    if len(empty):
+        raise DataFormatError(f"{path}:{lines[empty[0]]}: item is empty")
+    rating = pd.to_numeric(df[cols["rating"]].str.strip(), errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(rating))
+    if len(bad):
+        got = df[cols["rating"]].iloc[bad[0]]
+        raise DataFormatError(f"{path}:{lines[bad[0]]}: rating must be a number, got {got!r}")
+    out["rating"] = rating
+    dup = out["item"].duplicated(keep=False).to_numpy()
+    if dup.any():
+        j = np.flatnonzero(dup)[:2]
+        raise DataFormatError(f"{path}:{lines[j[1]]}: item {out['item'].iloc[j[0]]} rated twice (lines "
+                              f"{lines[j[0]]}, {lines[j[1]]})")  # fmt: skip
+    return out
+
+
 def resolve_duplicates(ratings: pd.DataFrame, path, policy: str = "error", lines=None) -> pd.DataFrame:
     """Apply the duplicate policy to (user, item) pairs rated more than once (``lines[i]`` is row
     ``i``'s line in ``path``, for the error message)."""

@@ -26,7 +26,7 @@ from .model.profiles import FittedProfiles
 from .model.terms import Weights
 
 FORMAT = "recsys-profile-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 def fingerprint(ratings, attributes=None) -> str:

@@ -67,7 +67,7 @@ def test_predict_pairs(model_dir, tmp_path):
 
 @pytest.mark.parametrize(
     "content, where",
-    [("1\t20\n2\n", ":2: expected user<TAB>item"), ("\t5\n", ":1: expected user<TAB>item"), ("", "no pairs")],
+    [("1\t20\n2\n", ":2: expected user<TAB>item"), ("\t5\n", ":1: expected user<TAB>item"), ("", "file is empty")],
 )
 def test_malformed_pairs_file(model_dir, tmp_path, content, where):
     pairs = tmp_path / "bad.tsv"
@@ -144,3 +144,26 @@ def test_threshold_overrides_the_fitted_cut_off(model_dir):
         out = json.loads(res.stdout)
         assert out["prediction"] == verdict and out["threshold"] == pytest.approx(cut)
         assert out["threshold_rule"] == "given"
+
+
+def test_recommend_for_a_new_person_and_for_many_users(model_dir, tmp_path):
+    mine = tmp_path / "me.csv"
+    mine.write_text("movieId,rating\n50,5\n172,5\n181,4\n1,2\n99999,5\n")  # Star Wars, Empire, Jedi; Toy Story
+    res = recsys("recommend", str(model_dir), "--ratings", str(mine), "-n", "5", "--format", "csv")
+    assert res.returncode == 0, res.stderr
+    rows = list(csv.reader(res.stdout.splitlines()))
+    assert rows[0] == ["rank", "item", "score"] and len(rows) == 6
+    assert not {"50", "172", "181", "1"} & {r[1] for r in rows[1:]}, "rated movies are never listed"
+    assert "1 rated item(s) not in the model, ignored: 99999" in res.stderr
+    text = recsys("recommend", str(model_dir), "--ratings", str(mine), "-n", "3").stdout
+    assert "you liked Star Wars (1977) [50]" in text
+    users = tmp_path / "users.txt"
+    users.write_text("user\n1\n2\nnobody\n")
+    res = recsys("recommend", str(model_dir), "--users", str(users), "-n", "4", "--out", str(tmp_path / "l.csv"))
+    assert res.returncode == 0, res.stderr
+    rows = list(csv.DictReader((tmp_path / "l.csv").open()))
+    assert [r["user"] for r in rows] == ["1"] * 4 + ["2"] * 4 + ["nobody"] and rows[-1]["reason"] == "unknown user"
+    assert [r["item"] for r in rows[:4]] == [str(x["item"]) for x in json.loads(
+        recsys("recommend", str(model_dir), "1", "-n", "4", "--json").stdout)]  # fmt: skip
+    bad = recsys("recommend", str(model_dir), "1", "--users", str(users))
+    assert bad.returncode == 2 and "give one of USER, --ratings FILE or --users FILE" in bad.stderr

@@ -123,8 +123,10 @@ def test_report_schema(run):
     assert list(topn["methods"]) == list(ev.RANKERS)
     for r in topn["methods"].values():
         assert r["params"] in r["grid"] and r["tuning"]["metric"] == "ndcg@10"
-    assert set(topn["ci"]["versus"]) == set(ev.RANKERS) - {"profile"}
-    assert {m for m, r in res["strong"]["methods"].items() if not r["supported"]} == {"bpr", "profile"}
+    assert set(topn["ci"]["versus"]) == set(ev.RANKERS) - {"profile"} | {"random_support", "full_support"}
+    assert set(topn["controls"]) == {"random_support", "full_support"}
+    assert {m for m, r in res["strong"]["methods"].items() if not r["supported"]} == {"bpr"}
+    assert all("in_model_ndcg@10" in r for r in res["strong"]["methods"].values() if r["supported"])
     assert set(res["roc"]) >= {"profile", "svd", "majority"}
 
 

@@ -97,7 +97,8 @@ def test_report_renders_with_profile_recommendations_and_evidence(report, tmp_pa
     recs = model.recommend(5, 10)
     rec_text = dom.text["recommendations"]
     assert len(recs) >= 5 and all(r["name"] in rec_text for r in recs)
-    assert rec_text.count("liked by") >= 5  # a reason under every recommendation
+    assert rec_text.count("you liked") >= len(recs)  # a reason under every recommendation
+    assert "people who liked both are in [L" in rec_text
     assert "why (" not in dom.text["evidence"] and dom_text.count("<rect") > 10  # grids and bars drawn
     assert requests == []
     assert not [x for x in dom.links if x.startswith(("http:", "https:", "//"))]
@@ -130,4 +131,5 @@ def test_evaluation_page_renders_every_method_and_requests_nothing(tmp_path):
     assert all(name in dom.text["ndcg"] for name in ev.RANKERS)
     assert len(re.findall(r"\[[+-]", dom.text["ndcg"])) == len(ev.RANKERS) - 1  # an interval for all but the profile
     assert "cannot take a new user" in dom.text["strong"] and "lamb" in dom.text["chosen"]
+    assert "random_support" in dom.text["ndcg"] and "full_support" in dom.text["ndcg"]
     assert requests == [] and "script" not in dom.tags

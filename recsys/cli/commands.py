@@ -152,16 +152,60 @@ def predict(
 @user_errors
 def recommend(
     model_dir: Path = MODEL_DIR,
-    user: str = typer.Argument(..., help="User id."),
+    user: str = typer.Argument(None, help="User id (omit with --ratings or --users)."),
     mode: str = MODE,
     n: int = typer.Option(10, "-n", help="How many movies."),
+    ratings: Path = typer.Option(
+        None, "--ratings", help="A new person's ratings (item,rating lines with a header): their list, no refit."
+    ),
+    users: Path = typer.Option(None, "--users", help="Lists for every user of this file (one id a line)."),
+    fmt: str = typer.Option("text", "--format", help="text (with reasons), json or csv."),
+    out: Path = typer.Option(None, "--out", "-o", help="Write here instead of stdout."),
     as_json: bool = JSON,
 ) -> None:
-    """The movies USER has not rated that USER is most likely to pick and like, with reasons."""
+    """The movies USER has not rated that USER is most likely to like, with the reasons; or the list
+    of a person the model has never seen (--ratings), or lists for many users (--users)."""
+    from ..present.lists import FORMATS, read_users, write_rows
     from ..present.text import recommendation_lines
 
-    recs = _load_model(model_dir).recommend(user, n, mode=mode)
-    _show(as_json, recs, lambda: recommendation_lines(recs, user, mode))
+    fmt = "json" if as_json else fmt
+    if fmt not in FORMATS:
+        raise ParameterError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if sum(x is not None for x in (user, ratings, users)) != 1:
+        raise ParameterError("give one of USER, --ratings FILE or --users FILE")
+    if users is not None:
+        if fmt == "text":
+            fmt = "csv"
+        ids = read_users(users)
+        rows = []
+        for uid, lst in zip(ids, _load_model(model_dir).lists(ids, n), strict=True):
+            rows += [{"user": uid, "rank": r, "item": i, "score": sc} for r, (i, sc) in enumerate(lst, 1)] if lst \
+                else [{"user": uid, "reason": "unknown user"}]  # fmt: skip
+        write_rows(rows, ("user", "rank", "item", "score", "reason"), out, fmt)
+        return
+    model = _load_model(model_dir)
+    if ratings is not None:
+        from ingest.userfiles import read_person
+
+        person = read_person(ratings)
+        unknown = [i for i, k in zip(person["item"], model.profiles_.item_index(person["item"].tolist())) if k < 0]
+        if unknown:
+            typer.secho(f"note: {len(unknown)} rated item(s) not in the model, ignored: {', '.join(unknown[:5])}",
+                        err=True, fg=typer.colors.YELLOW)  # fmt: skip
+        recs, who = model.recommend_for(person, n), "you"
+    else:
+        recs, who = model.recommend(user, n, mode=mode), user
+    if fmt == "csv":
+        write_rows(recs, ("rank", "item", "score"), out, fmt)
+        return
+    from ..files import atomic_open, json_default
+
+    text = json.dumps(recs, default=json_default) if fmt == "json" else "\n".join(recommendation_lines(recs, who, mode))
+    if out is None:
+        typer.echo(text)
+        return
+    with atomic_open(out) as f:
+        f.write(text + "\n")
 
 
 @app.command()
@@ -322,5 +366,6 @@ def demo(
     if quiet:
         return
     echo_lines(text_lines(done.evaluation))
-    typer.echo(f"\nmodel: {done.model}\nevaluation: {done.evaluation_file} and {done.evaluation_page}\n"
-               f"report: {done.report}")
+    typer.echo(
+        f"\nmodel: {done.model}\nevaluation: {done.evaluation_file} and {done.evaluation_page}\nreport: {done.report}"
+    )

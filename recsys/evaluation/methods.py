@@ -131,6 +131,7 @@ class ProfileMethod(Method):
     parameters of both relations."""
 
     name = "profile"
+    folds_in = True
 
     def __init__(self, point: dict | None = None, **base):
         self.params = dict(point or {})
@@ -154,6 +155,18 @@ class ProfileMethod(Method):
         known = i >= 0
         key[known] = self.model.rank_items(u, i[known]).key
         return key
+
+    def fold_in_block(self, histories: list, catalogue) -> np.ndarray:
+        """The item model's scores for new people: their liked movies' weights (nothing refitted)."""
+        from ..model.item_model import scores
+
+        fp = self.model.profiles_
+        cols = fp.item_index(catalogue)
+        out = np.full((len(histories), len(cols)), -np.inf)
+        for r, (items, ratings) in enumerate(histories):
+            liked = cols[items[ratings > fp.like_threshold]]
+            out[r, cols >= 0] = scores(fp.item_weights, liked[liked >= 0])[cols[cols >= 0]]
+        return out
 
     def with_evidence(self, groups) -> ProfileMethod:
         """This fitted model with only the evidence groups ``groups`` (an ablation: the same

@@ -78,6 +78,8 @@ ABLATIONS = {
 }
 # controls: the profile model refitted with a parameter changed; name -> overrides
 CONTROLS = {"neighbours_from_ratings": {"neighbours": "ratings"}}
+# controls of the lists: the item model on other pairs than the co-clusters'
+LIST_CONTROLS = {"random_support": {"item_support": "random"}, "full_support": {"item_support": "all"}}
 OWN_RULE = ("majority", "profile_paper")  # methods with a rule of their own: nothing to tune
 
 
@@ -104,8 +106,8 @@ class Setup:
     """What is compared: the like/dislike methods (names of :data:`METHODS`) and the rankers (of
     :data:`RANKERS`); the profile model's base parameters; the paper's rule's HBLCoClust
     parameters (default :data:`~recsys.model.settings.PAPER_PARAMS`) and the features it
-    co-clusters; the profile model's ablations and controls; ``grids`` replaces the declared grid
-    of a method (name → list of points)."""
+    co-clusters; the profile model's ablations and controls (of its like/dislike predictions, and of
+    its lists); ``grids`` replaces the declared grid of a method (name → list of points)."""
 
     methods: tuple = METHODS
     rankers: tuple = RANKERS
@@ -114,6 +116,7 @@ class Setup:
     paper_features: str = "all"
     ablations: dict = field(default_factory=lambda: dict(ABLATIONS))
     controls: dict = field(default_factory=lambda: dict(CONTROLS))
+    list_controls: dict = field(default_factory=lambda: dict(LIST_CONTROLS))
     grids: dict = field(default_factory=dict)
 
 
@@ -150,6 +153,7 @@ class _Run:
     results: dict = field(default_factory=dict)
     ablations: dict = field(default_factory=dict)
     lists: dict = field(default_factory=dict)
+    list_controls: dict = field(default_factory=dict)
     test_scores: dict = field(default_factory=dict)  # name -> (score, prediction), for the bootstrap
     user_ndcg: dict = field(default_factory=dict)  # name -> NDCG@10 per test-list user, for the bootstrap
     fitted: dict = field(default_factory=dict)  # name -> Fitted (like/dislike)
@@ -293,6 +297,8 @@ def evaluate(train, test, attributes=None, items=None, *, protocol: Protocol | N
         _ablate(run, setup, say)
     out = _report(run, setup, say)
     if rankers:
+        if "profile" in run.lists:
+            _list_controls(run, setup, test_task, say)
         out["topn"] = _topn_report(run, test_task, say)
         if protocol.strong:
             from .strong import strong_generalisation
@@ -350,6 +356,19 @@ def _ablate(run: _Run, setup: Setup, say) -> None:
         run.ablations[name] = _control(run, name, overrides, run.profile_params)
 
 
+def _list_controls(run: _Run, setup: Setup, task: RankingTask, say) -> None:
+    """The profile model's lists at its chosen point with ``setup.list_controls``' overrides."""
+    point = run.lists["profile"]["params"]
+    for name, overrides in setup.list_controls.items():
+        say(f"{name} (control of the lists): profile with {overrides}")
+        t = time.perf_counter()
+        method = ProfileMethod(point, **{**run.profile_params, **overrides}).fit(run.train)
+        lists = top_lists(method, task)
+        res = list_metrics(lists, task.relevant, len(task.catalogue))
+        run.user_ndcg[name] = ndcg_per_user(lists, task.relevant)
+        run.list_controls[name] = {**res, "seconds": time.perf_counter() - t, "control": overrides, "params": point}
+
+
 def _report(run: _Run, setup: Setup, say) -> dict:
     p = run.protocol
     out = {
@@ -386,6 +405,7 @@ def _topn_report(run: _Run, task: RankingTask, say) -> dict:
         "candidates": "every catalogue item not rated in training",
         "catalogue": int(len(run.catalogue)),
         "methods": {m: run.lists[m] for m in RANKERS if m in run.lists},
+        "controls": run.list_controls,
     }
     if run.protocol.n_boot and "profile" in run.user_ndcg:
         say(f"paired bootstrap of NDCG@10 over users ({run.protocol.n_boot} resamples)")

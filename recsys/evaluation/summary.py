@@ -73,9 +73,14 @@ def _topn_lines(t: dict, strong: dict | None) -> list[str]:
             f"  {name:<11} ndcg {r['ndcg@10']:.4f}  precision {r['precision@10']:.4f}  recall {r['recall@10']:.4f}  "
             f"hit rate {r['hit_rate@10']:.4f}  coverage {r['catalogue_coverage']:.4f}{diff}{_params(r)}"
         )
+    for name, r in t.get("controls", {}).items():
+        c = ci.get(name)
+        diff = f"  profile − it {c['diff']:+.4f} [{c['diff_ci'][0]:+.4f}, {c['diff_ci'][1]:+.4f}]" if c else ""
+        lines.append(f"  {name:<11} ndcg {r['ndcg@10']:.4f}  (control: profile with {r['control']}){diff}")
     if strong:
-        lines += ["", f"lists for {strong['users_with_relevant']} users held out of training "
-                      f"({strong['history_share']:.0%} of their ratings given, no refit):"]  # fmt: skip
+        given = f"{strong['history_share']:.0%} of their ratings given, no refit; in brackets: in the model"
+        lines += ["", f"lists for {strong['users_with_relevant']} users held out of training ({given}):"]
         for name, r in strong["methods"].items():
-            lines.append(f"  {name:<11} " + (f"ndcg {r['ndcg@10']:.4f}" if r["supported"] else r["reason"]))
+            got = f"ndcg {r['ndcg@10']:.4f} ({r['in_model_ndcg@10']:.4f})" if r["supported"] else r["reason"]
+            lines.append(f"  {name:<11} {got}")
     return lines

@@ -3,7 +3,7 @@
 Phases (each timed in the report): the vocabularies, the rating matrix and the rating baseline;
 the paper's like/dislike relations (:func:`ingest.relations.build_relations`); co-clustering of
 the like (``:Y``) and dislike (``:N``) relations with :class:`coclust.HBLCoClust`; the
-neighbourhoods the co-clusters define.
+neighbourhoods the co-clusters define; the co-cluster item model (:mod:`recsys.model.item_model`).
 
 Which features are co-clustered is a choice (``features``):
 
@@ -27,6 +27,7 @@ users' +1 like / -1 dislike vectors, and of the items'), which no co-cluster can
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from ingest.features import DISLIKED, ITEM_KIND, LIKED, attribute_names, split_f
 
 from .csr import Csr
 from .ids import id_array
+from .item_model import full_weights, item_weights, random_support
 from .neighbours import Neighbours, from_coclusters, from_ratings
 from .profiles import CoClusters, FittedProfiles
 from .ratings import check_ratings, rating_baseline
@@ -55,6 +57,9 @@ def fit_profiles(
     dislike_params: dict | None = None,
     n_neighbours: int = 200,
     neighbours: str = "coclusters",
+    item_l2: float | None = 400.0,
+    item_support: str = "coclusters",
+    residual_model: bool = False,
     random_state: int = 0,
     progress=None,
 ) -> tuple[FittedProfiles, dict]:
@@ -78,6 +83,18 @@ def fit_profiles(
         Neighbours kept per user and per item.
     neighbours : {"coclusters", "ratings"}
         Where the neighbourhoods come from (``ratings`` is a control, see the module docstring).
+    item_l2 : float or None
+        The ridge penalty of the co-cluster item model (:mod:`recsys.model.item_model`); ``None``
+        learns no item model (the paper's rule needs none).
+    item_support : {"coclusters", "random", "all"}
+        The pairs of items the item model learns weights on: those the like co-clusters hold
+        together; as many drawn at random per item (a control); every pair (EASE, a control).
+    residual_model : bool
+        Also learn item weights on the rating residuals (the ``item_residuals`` evidence).
+    random_state : int
+        Seeds the co-clustering and the random support.
+    progress : callable, optional
+        Called with a one-line message as each step starts.
 
     Returns
     -------
@@ -101,9 +118,16 @@ def fit_profiles(
     with _timed(timings, "neighbours"):
         say("neighbourhoods")
         nbrs = _neighbourhoods(coclusters, vocab, neighbours, n_neighbours, like_threshold)
+    fp = vocab.profiles(coclusters, nbrs, like_threshold, features)
+    if item_l2 is not None:
+        with _timed(timings, "item_model"):
+            fp = _item_model(fp, item_l2, item_support, residual_model, random_state, say)
+        pairs = fp.pair_support.nnz
+        report["item_model"] = {"support_pairs": int(pairs), "l2": float(item_l2),
+                                "support_share": pairs / max(fp.n_items * (fp.n_items - 1), 1)}  # fmt: skip
     timings["total"] = time.perf_counter() - t0
     report["timings"] = timings
-    return vocab.profiles(coclusters, nbrs, like_threshold, features), report
+    return fp, report
 
 
 @contextmanager
@@ -262,35 +286,56 @@ def _neighbourhoods(coclusters: dict, vocab: _Vocabulary, neighbours: str, n_nei
     return nbrs
 
 
+def _item_model(fp: FittedProfiles, l2: float, support: str, residual_model: bool, seed: int, say) -> FittedProfiles:
+    """The item model's weights (and the residual model's), on the co-clusters' pairs, or on the
+    controls' (``random``: as many random pairs; ``all``: every pair)."""
+    pairs = fp.pair_support
+    say(f"the item model on {pairs.nnz:,} co-clustered pairs of movies"
+        + (f" (control: {support} pairs instead)" if support != "coclusters" else ""))  # fmt: skip
+    if support == "random":
+        pairs = random_support(pairs, seed)
+
+    def solve(table: Csr) -> Csr:
+        return full_weights(table, l2) if support == "all" else item_weights(table, pairs, l2)
+
+    fp = dataclasses.replace(fp, item_weights=solve(fp.liked))
+    if residual_model:
+        fp = dataclasses.replace(fp, residual_weights=solve(fp.residuals))
+    return fp
+
+
+_LOOKUPS = 4_000_000  # (candidate, user) lookups at once in _attach_attributes: bounds its memory
+
+
 def _attach_attributes(rows, items, X, attr_cols, col_attr, item_attrs: Csr, params) -> list[np.ndarray]:
     """For each co-cluster (its users ``rows`` and movies ``items``): the attribute features of
     ``attr_cols`` that at least ``min_density`` of its users hold (step 5's relaxation over the
     attribute columns) and that at least one of its movies carries (so that a group that likes
-    Star Wars is not described by every actor its members ever rated well)."""
-    import scipy.sparse as sp
+    Star Wars is not described by every actor its members ever rated well).
 
+    Only the attributes of a co-cluster's movies are candidates, so the work is the co-clusters'
+    users times their movies' attributes, looked up in the users × attributes relation."""
     density = float(params.get("min_density", 1.0))
     if not rows or len(attr_cols) == 0:
         return [np.zeros(0, dtype=np.int64) for _ in rows]
-    A = X[:, attr_cols].tocsc().astype(np.float32)
-    attr_of_col = col_attr[attr_cols]
-    sizes = np.array([len(r) for r in rows])
-    out = []
-    for lo in range(0, len(rows), 2048):
-        part = rows[lo : lo + 2048]
-        lengths = [len(r) for r in part]
-        M = sp.csr_matrix(
-            (np.ones(sum(lengths), np.float32), np.concatenate(part), np.r_[0, np.cumsum(lengths)]),
-            shape=(len(part), X.shape[0]),
-        )
-        counts = (M @ A).tocsr()
-        need = density * sizes[lo : lo + len(part)] - DENSITY_TOLERANCE
-        for j in range(len(part)):
-            s, e = counts.indptr[j], counts.indptr[j + 1]
-            held = attr_of_col[counts.indices[s:e][counts.data[s:e] >= need[j]]]
-            _, pos = item_attrs.rows_entries(items[lo + j])
-            out.append(np.intersect1d(held, item_attrs.idx[pos]))
-    return out
+    A = X[:, attr_cols].tocoo()
+    held = Csr.from_pairs(A.row, col_attr[attr_cols][A.col], (X.shape[0], item_attrs.shape[1]))
+    members = Csr.from_lists(rows, X.shape[0])
+    movies = Csr.from_lists(items, item_attrs.n_rows)
+    C = (movies.to_scipy() @ item_attrs.to_scipy()).tocsr()  # co-clusters × attributes of their movies
+    C.sort_indices()
+    cand = Csr(C.indptr.astype(np.int64), C.indices.astype(np.int64), None, C.shape)
+    pair_cc, pair_attr = cand.row_of, cand.idx
+    size = members.lengths[pair_cc]
+    count = np.zeros(len(pair_cc))
+    bounds = np.searchsorted(np.cumsum(size), np.arange(_LOOKUPS, size.sum() + _LOOKUPS, _LOOKUPS))
+    for lo, hi in zip(np.r_[0, bounds[:-1]], bounds, strict=True):  # chunks of bounded memory
+        which, pos = members.rows_entries(pair_cc[lo:hi])  # every (candidate, user of its co-cluster)
+        found, _ = held.lookup(members.idx[pos], pair_attr[lo:hi][which])
+        count[lo:hi] = np.bincount(which, weights=found, minlength=hi - lo)
+    keep = count >= density * size - DENSITY_TOLERANCE
+    kept = cand.select(keep)
+    return [kept.row(c).copy() for c in range(kept.n_rows)]
 
 
 def _titles(items, vocab: np.ndarray) -> np.ndarray:

@@ -186,13 +186,3 @@ def votes(
         return out
     cat = [np.concatenate([u[j] for u in used]) if used else np.zeros(0) for j in range(4)]
     return out, tuple(cat)
-
-
-def neighbour_share(nb: Neighbours, a: int, table: Csr, n_cols: int) -> np.ndarray:
-    """For every column ``j``: the similarity-weighted share of ``a``'s neighbours with an entry at
-    ``table[neighbour, j]`` (e.g. who liked item ``j``)."""
-    neigh, sim = nb.of(a)
-    if len(neigh) == 0 or sim.sum() <= 0:
-        return np.zeros(n_cols)
-    which, pos = table.rows_entries(neigh)
-    return np.bincount(table.idx[pos], weights=sim[which], minlength=n_cols) / sim.sum()

@@ -85,6 +85,8 @@ class FittedProfiles:
         Co-clusters of the like and dislike relations.
     neighbours : dict
         ``{"like_users", "like_items", "dislike_users", "dislike_items"}`` → :class:`Neighbours`.
+    item_weights : Csr
+        Items × items: the co-cluster item model's weights (:mod:`recsys.model.item_model`).
     features : str
         What the co-clusters were computed on (``movies``, ``all`` or ``attributes``; see
         :mod:`recsys.model.learning`): without per-movie features, the paper's rule leaves the movie itself
@@ -105,6 +107,8 @@ class FittedProfiles:
     dislike: CoClusters
     neighbours: dict
     features: str = "movies"
+    item_weights: Csr | None = None
+    residual_weights: Csr | None = None
 
     @property
     def n_users(self) -> int:
@@ -169,6 +173,13 @@ class FittedProfiles:
             np.bincount(self.disliked.idx, minlength=self.n_items),
         )
 
+    @cached_property
+    def pair_support(self) -> Csr:
+        """Items × items: how many like co-clusters hold each pair (the item model's support)."""
+        from .item_model import support_of
+
+        return support_of(self.like.items, self.n_items)
+
     # -- profiles (the paper's) --------------------------------------------------------------
     def support(self, side: str, u: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The items and attributes of the user's ``side`` co-clusters, with how many hold each:
@@ -225,6 +236,10 @@ class FittedProfiles:
         }
         for name, nb in self.neighbours.items():
             out.update(nb.arrays(f"neighbours.{name}"))
+        if self.item_weights is not None:
+            out.update(self.item_weights.arrays("item_weights"))
+        if self.residual_weights is not None:
+            out.update(self.residual_weights.arrays("residual_weights"))
         return out
 
     @classmethod
@@ -251,6 +266,8 @@ class FittedProfiles:
                 for name in ("like_users", "like_items", "dislike_users", "dislike_items")
             },
             features=str(a["features"]) if "features" in a else "movies",
+            item_weights=Csr.from_arrays(a, "item_weights") if "item_weights.ptr" in a else None,
+            residual_weights=Csr.from_arrays(a, "residual_weights") if "residual_weights.ptr" in a else None,
         )
         fp.check()
         return fp
@@ -265,6 +282,8 @@ class FittedProfiles:
             "item_bias": ((len(self.item_bias),), (ni,)),
             "item_titles": ((len(self.item_titles),), (ni,)),
         }
+        if self.item_weights is not None:
+            shapes["item_weights"] = (self.item_weights.shape, (ni, ni))
         for side in SIDES:
             cc = self.coclusters(side)
             k = len(cc)

@@ -16,9 +16,8 @@ from coclust.params import Instance, Interval, Options, Params, Subset, check_pa
 
 from ..errors import NotFittedError, ParameterError, UnknownIdError
 from ..files import plain
-from .neighbours import neighbour_share
 from .ratings import as_ratings_frame
-from .settings import DISLIKE, FEATURES, LIKE, MODES, NEIGHBOURS, NONE
+from .settings import DISLIKE, FEATURES, LIKE, MODES, NEIGHBOURS, NONE, RECOMMENDER_PARAMS
 from .terms import GROUPS, TERMS, compute_terms, fit_weights, paper_scores, terms_of
 
 
@@ -102,6 +101,13 @@ class ProfileRecommender(Params):
         ``ratings`` takes the neighbourhoods from plain co-ratings instead of the co-clusters: a
         control for the ablations, whose votes no co-cluster explains.
     validation_fraction : float, default=0.1
+        The share of the training ratings held out to fit the logistic weights and the cut-off.
+    item_l2 : float, default=400
+        Ridge penalty of the co-cluster item model (:mod:`recsys.model.item_model`), which makes
+        the recommendation lists.
+    item_support : {"coclusters", "random", "all"}, default="coclusters"
+        The pairs of movies the item model may weigh: those the like co-clusters hold together;
+        or, as controls for the ablations, as many random pairs, or every pair (EASE).
     random_state : int, default=0
 
     Attributes
@@ -142,6 +148,8 @@ class ProfileRecommender(Params):
         "shrinkage": [Interval(float, 0, None)],
         "neighbours": [Options(*NEIGHBOURS)],
         "validation_fraction": [Interval(float, 0, 0.5, closed="neither")],
+        "item_l2": [Interval(float, 0, None, closed="neither")],
+        "item_support": [Options("coclusters", "random", "all")],
         "random_state": [Interval(int, 0, None)],
     }
 
@@ -158,6 +166,8 @@ class ProfileRecommender(Params):
         shrinkage: float = 1.0,
         neighbours: str = "coclusters",
         validation_fraction: float = 0.1,
+        item_l2: float = 400.0,
+        item_support: str = "coclusters",
         random_state: int = 0,
     ):
         self.like_threshold = like_threshold
@@ -170,6 +180,8 @@ class ProfileRecommender(Params):
         self.shrinkage = shrinkage
         self.neighbours = neighbours
         self.validation_fraction = validation_fraction
+        self.item_l2 = item_l2
+        self.item_support = item_support
         self.random_state = random_state
 
     def set_params(self, **params) -> ProfileRecommender:
@@ -231,16 +243,20 @@ class ProfileRecommender(Params):
             random_state=self.random_state,
         )
         if not scored:
-            self.profiles_, self.report_ = fit_profiles(ratings, item_attributes, items, progress=say, **kwargs)
+            self.profiles_, self.report_ = fit_profiles(ratings, item_attributes, items, progress=say, item_l2=None,
+                                                        **kwargs)  # fmt: skip
             self.report_["timings"]["fit"] = time.perf_counter() - t0
             return self
         held = holdout_mask(ratings, self.validation_fraction, self.random_state)
         say(f"validation: profiles of {int((~held).sum()):,} ratings, weights on {int(held.sum()):,}")
+        kwargs["item_l2"] = float(self.item_l2)
+        kwargs["item_support"] = self.item_support
+        kwargs["residual_model"] = "item_residuals" in self.evidence
         inner, _ = fit_profiles(ratings[~held], item_attributes, items, progress=say, **kwargs)
         val = ratings[held]
         u, i = inner.user_index(val["user"].to_numpy()), inner.item_index(val["item"].to_numpy())
         ok = (u >= 0) & (i >= 0)
-        all_terms = [t.name for t in TERMS]
+        all_terms = [t.name for t in TERMS if t.name != "item_residuals" or inner.residual_weights is not None]
         terms = compute_terms(inner, u[ok], i[ok], all_terms, self.n_votes, self.shrinkage)
         y = val["rating"].to_numpy(dtype=np.float64)[ok] > self.like_threshold
         self.validation_terms_ = {"terms": terms, "y": y}
@@ -347,47 +363,123 @@ class ProfileRecommender(Params):
         p = self.predict_many(np.array([user], dtype=object), np.array([item], dtype=object), mode, threshold)
         return explain_prediction(self, p, mode, threshold)
 
-    def recommend(self, user, n: int = 10, mode: str = "scored", exclude_rated: bool = True):
+    def recommend(self, user, n: int = 10, mode: str = "scored", exclude_rated: bool = True) -> list[dict]:
         """The ``n`` best movies the user has not rated, each with its reasons.
 
-        Scored mode ranks by ``P(like) × neighbour share``: the like-probability times the
-        similarity-weighted share of the user's like-co-cluster neighbours who liked the movie
-        (how likely the user is to pick the movie at all).  Paper mode ranks the movies the
-        profiles cover by ``J(like) - J(dislike)``.
+        Scored mode ranks by the co-cluster item model (:mod:`recsys.model.item_model`): the sum of
+        the weights from the movies the user liked, each carried by co-clusters that hold both
+        movies; the reasons are those contributions, which add up to the score.  Paper mode ranks
+        the movies the profiles cover by ``J(like) - J(dislike)``.
         """
-        from ..present.explain import explain_recommendations
-
         self.check_fitted()
         self._check_mode(mode)
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ParameterError(f"n must be a positive integer, got {n!r}")
+        _check_n(n)
         fp = self.profiles_
         u = self.user_index(user)
-        cand = np.arange(fp.n_items)
-        if exclude_rated:
-            cand = np.setdiff1d(cand, fp.ratings.row(u))
-        ranking = self.rank_items(u, cand, mode)
-        top = cand[ranking.order[:n]]
-        return explain_recommendations(self, u, top, ranking, mode)
+        rated = fp.ratings.row(u) if exclude_rated else np.zeros(0, dtype=np.int64)
+        if mode == "paper":
+            from ..present.explain import explain_paper_list
+
+            cand = np.setdiff1d(np.arange(fp.n_items), rated)
+            return explain_paper_list(self, u, cand, self.rank_items(u, cand, mode), n)
+        return self._item_list(fp.liked.row(u), rated, n, lambda items: self._probability(u, items))
+
+    def lists(self, users, n: int = 10) -> list:
+        """The item model's ``n`` best unrated movies of each user, without reasons (fast, for
+        batches): per user a list of ``(item id, score)``, or ``None`` for an unknown user."""
+        from .item_model import scores
+
+        self.check_fitted()
+        _check_n(n)
+        fp = self.profiles_
+        out = []
+        for u in fp.user_index(list(users)):
+            if u < 0:
+                out.append(None)
+                continue
+            key = scores(fp.item_weights, fp.liked.row(u))
+            key[fp.ratings.row(u)] = -np.inf
+            order = np.lexsort((np.arange(len(key)), -key))
+            top = order[np.isfinite(key[order])][:n]
+            out.append([(fp.items[i].item(), float(key[i])) for i in top])
+        return out
+
+    def recommend_for(self, ratings, n: int = 10) -> list[dict]:
+        """The ``n`` best movies for a person the model has never seen, from their ``ratings`` (a
+        mapping or a frame of item → rating; items the model does not know are ignored), with the
+        same reasons as :meth:`recommend`; the items rated are never listed.  Nothing is refitted."""
+        _check_n(n)
+        person = self.fold_in(ratings)
+        return self._item_list(person.liked, person.items, n, lambda items: self._new_probability(person, items))
+
+    def predict_for(self, ratings, items) -> np.ndarray:
+        """Like-probabilities of ``items`` (raw ids; NaN where unknown or unrated in training) for a
+        person the model has never seen, from their ``ratings``; nothing is refitted."""
+        person = self.fold_in(ratings)
+        idx = self.profiles_.item_index(list(items))
+        out = np.full(len(idx), np.nan)
+        ok = (idx >= 0) & ((self.profiles_.item_counts[0] + self.profiles_.item_counts[1])[np.maximum(idx, 0)] > 0)
+        out[ok] = self._new_probability(person, idx[ok])
+        return out
+
+    def fold_in(self, ratings):
+        """The person of ``ratings`` (mapping or frame of item → rating) as the model sees them
+        (:class:`recsys.model.fold_in.NewUser`)."""
+        from .fold_in import NewUser
+
+        self._check_scored()
+        raw_items, values = _item_ratings(ratings)
+        idx = self.profiles_.item_index(raw_items)
+        known = idx >= 0
+        if not known.any():
+            raise UnknownIdError("none of the rated items is in the model's training data")
+        idx, values = idx[known], values[known]
+        first = np.unique(idx, return_index=True)[1]  # an item rated twice: its first rating
+        densities = {side: float((p or RECOMMENDER_PARAMS).get("min_density", 1.0))
+                     for side, p in (("like", self.like_params), ("dislike", self.dislike_params))}  # fmt: skip
+        return NewUser.of(self.profiles_, idx[first], values[first], int(self.n_neighbours), densities)
+
+    def _probability(self, u: int, items: np.ndarray) -> np.ndarray:
+        return self.weights_.probability(self.scored_terms(np.full(len(items), u), items))
+
+    def _new_probability(self, person, items: np.ndarray) -> np.ndarray:
+        from .fold_in import new_user_terms
+
+        terms = new_user_terms(self.profiles_, person, items, self.weights_.names, self.n_votes, self.shrinkage)
+        return self.weights_.probability(terms)
+
+    def _item_list(self, liked: np.ndarray, rated: np.ndarray, n: int, probability) -> list[dict]:
+        from ..present.explain import explain_item_list
+        from .item_model import scores
+
+        fp = self.profiles_
+        if fp.item_weights is None:
+            raise NotFittedError("this model has no item model (fitted for the paper's rule only); use mode='paper'")
+        key = scores(fp.item_weights, liked)
+        key[rated] = -np.inf
+        order = np.lexsort((np.arange(len(key)), -key))
+        top = order[np.isfinite(key[order])][:n]
+        rated_ok = (fp.item_counts[0] + fp.item_counts[1])[top] > 0
+        p = np.full(len(top), np.nan)
+        if rated_ok.any():
+            p[rated_ok] = probability(top[rated_ok])
+        return explain_item_list(fp, liked, top, key[top], p)
 
     def rank_items(self, u: int, cand: np.ndarray, mode: str = "scored"):
-        """Scores of the candidate items (indices) for user index ``u``, and their ranking."""
+        """Scores of the candidate items (indices) for user index ``u``, and their ranking: the
+        item model's scores (scored mode) or ``J(like) - J(dislike)`` (paper mode, ``-inf`` where
+        no profile matches)."""
+        from .item_model import scores
+
         fp = self.profiles_
         if mode == "paper":
             jl, jd = paper_scores(fp, np.full(len(cand), u), cand)
             key = np.where((jl + jd) > 0, jl - jd, -np.inf)
-            share = np.zeros(len(cand))
-            p = key
         else:
-            rated = (fp.item_counts[0] + fp.item_counts[1])[cand] > 0
-            p = np.zeros(len(cand))
-            if rated.any():
-                p[rated] = self.weights_.probability(self.scored_terms(np.full(int(rated.sum()), u), cand[rated]))
-            share = neighbour_share(fp.neighbours["like_users"], u, fp.liked, fp.n_items)[cand]
-            key = np.where(rated, p * share, -np.inf)
+            key = scores(fp.item_weights, fp.liked.row(u))[cand]
         order = np.lexsort((cand, -key))
         order = order[np.isfinite(key[order])]
-        return Ranking(order=order, key=key, probability=p, share=share)
+        return Ranking(order=order, key=key)
 
     def explain(self, user) -> dict:
         """The user's like and dislike profiles: attributes grouped by kind with the number of the
@@ -419,5 +511,25 @@ class Ranking:
 
     order: np.ndarray
     key: np.ndarray
-    probability: np.ndarray
-    share: np.ndarray
+
+
+def _check_n(n) -> None:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ParameterError(f"n must be a positive integer, got {n!r}")
+
+
+def _item_ratings(ratings) -> tuple[list, np.ndarray]:
+    """``(items, ratings)`` from a mapping item → rating, a frame with ``item`` and ``rating``
+    columns, or pairs."""
+    if hasattr(ratings, "columns"):
+        if not {"item", "rating"} <= set(ratings.columns):
+            raise ParameterError("a person's ratings need columns item and rating")
+        items, values = ratings["item"].tolist(), ratings["rating"].to_numpy(dtype=np.float64)
+    else:
+        pairs = list(ratings.items()) if hasattr(ratings, "items") else list(ratings)
+        items, values = [p[0] for p in pairs], np.array([float(p[1]) for p in pairs])
+    if not len(items):
+        raise ParameterError("a person's ratings are empty: give at least one (item, rating)")
+    if not np.isfinite(values).all():
+        raise ParameterError("a person's ratings must be finite numbers")
+    return items, values

@@ -12,7 +12,10 @@ like-probability.  Terms come in groups, the unit of the ablations:
     co-clusters with the item: their rating residuals (rating minus baseline), see
     :mod:`recsys.model.neighbours`;
 ``dislike_coclusters``
-    the same through the dislike co-clusters.
+    the same through the dislike co-clusters;
+``item_model``
+    the item model's score of the item from the items the user liked
+    (:mod:`recsys.model.item_model`): weights learnt on the pairs the like co-clusters hold.
 
 The paper's rule (``mode="paper"``) uses none of these: the larger of the Jaccard similarities
 of the item's attributes with the user's like and dislike profiles wins (:func:`paper_scores`).
@@ -44,9 +47,11 @@ TERMS = (
     Term("like_items", "like_coclusters", "movies in like co-clusters with this one"),
     Term("dislike_users", "dislike_coclusters", "users who share your dislike co-clusters"),
     Term("dislike_items", "dislike_coclusters", "movies in dislike co-clusters with this one"),
+    Term("item_model", "item_model", "the movies you liked, through the co-cluster item model"),
+    Term("item_residuals", "item_residuals", "your ratings above or below expectation, through the item model"),
 )
 TERM = {t.name: t for t in TERMS}
-GROUPS = ("like_shares", "baseline", "like_coclusters", "dislike_coclusters")
+GROUPS = ("like_shares", "baseline", "like_coclusters", "dislike_coclusters", "item_model", "item_residuals")
 # term name -> (co-cluster side, neighbours of the user or of the item)
 VOTE_TERMS = {
     "like_users": ("like", "users"),
@@ -98,8 +103,36 @@ def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float) -> 
             out[name] = fp.global_mean + fp.user_bias[u] + fp.item_bias[i]
         elif name in VOTE_TERMS:
             out[name] = vote(fp, name, u, i, k, shrinkage).value
+        elif name == "item_model":
+            out[name] = item_model_term(fp, u, i)
+        elif name == "item_residuals":
+            out[name] = item_model_term(fp, u, i, residuals=True)
         else:
             raise ValueError(f"unknown evidence term {name!r}")  # a bug: names come from TERMS
+    return out
+
+
+def item_model_term(fp: FittedProfiles, u: np.ndarray, i: np.ndarray, residuals: bool = False) -> np.ndarray:
+    """The item model's score of item ``i[t]`` for user ``u[t]``: the sum of the weights from the
+    items the user liked in training (:mod:`recsys.model.item_model`); with ``residuals``, the
+    residual model's prediction of the user's residual on the item."""
+    from .item_model import scores, weighted_scores
+
+    out = np.zeros(len(u))
+    if not len(u):
+        return out
+    order = np.argsort(u, kind="stable")
+    us = u[order]
+    starts = np.r_[0, np.flatnonzero(us[1:] != us[:-1]) + 1, len(us)]
+    for a, b in zip(starts[:-1], starts[1:], strict=True):
+        pairs = order[a:b]
+        user = int(us[a])
+        if residuals:
+            r = fp.residuals
+            row = weighted_scores(fp.residual_weights, r.row(user), r.row_values(user))
+        else:
+            row = scores(fp.item_weights, fp.liked.row(user))
+        out[pairs] = row[i[pairs]]
     return out
 
 

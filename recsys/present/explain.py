@@ -194,7 +194,37 @@ def _add_terms(ex: Explanation, model, u: int, i: int, threshold: float | None) 
             line.detail = "neighbours from plain co-ratings (a control): no co-cluster carries this vote"
         elif t in VOTE_TERMS:
             _split_vote(line, model, t, u, i, coef, w.means[t])
+        elif t in ("item_model", "item_residuals"):
+            _split_item_term(line, fp, t, u, i, coef, w.means[t])
         ex.lines.append(line)
+
+
+def _split_item_term(line: Line, fp: FittedProfiles, t: str, u: int, i: int, coef: float, mean: float) -> None:
+    """An item-model term split into the movies of the user that carry it (their weight on this
+    movie, times the rating residual for ``item_residuals``), the others, and the average."""
+    if t == "item_model":
+        items, values, W = fp.liked.row(u), np.ones(len(fp.liked.row(u))), fp.item_weights
+    else:
+        items, values, W = fp.residuals.row(u), fp.residuals.row_values(u), fp.residual_weights
+    found, weight = W.lookup(items, np.full(len(items), i))
+    share = weight[found] * values[found]
+    src = items[found]
+    order = np.lexsort((src, -np.abs(share)))
+    for k in order[:3]:
+        j = int(src[k])
+        both = int(len(np.intersect1d(fp.like.of_item.row(j), fp.like.of_item.row(i), assume_unique=True)))
+        rating = fp.ratings.lookup([u], [j])[1][0]
+        what = "liked" if t == "item_model" else f"rated {rating:g} ({values[found][k]:+.2f} against expectation)"
+        line.parts.append({"cocluster": None, "item": _plain(fp.items[j]), "contribution": float(coef * share[k]),
+                           "text": f"you {what} {fp.item_name(j)}: weight {weight[found][k]:+.3f}, "
+                                   f"{both} like co-cluster{'s' if both != 1 else ''} hold both"})  # fmt: skip
+    rest = order[3:]
+    if len(rest):
+        others = f"{len(rest)} other movie{'s' if len(rest) > 1 else ''} of yours"
+        line.parts.append({"cocluster": None, "text": others, "contribution": float(coef * share[rest].sum())})
+    average = {"cocluster": None, "text": "minus the average of this evidence", "contribution": float(-coef * mean)}
+    line.parts.append(average)
+    line.detail = f"{int(found.sum())} of your movies carry it"
 
 
 def _split_vote(line: Line, model, t: str, u: int, i: int, coef: float, mean: float) -> None:
@@ -282,48 +312,62 @@ def profile_matches(fp: FittedProfiles, u: int, i: int) -> dict:
 
 
 # -- recommendations --------------------------------------------------------------------------
-def explain_recommendations(model, u: int, top: np.ndarray, ranking, mode: str) -> list[dict]:
-    """Each recommended item with its score and the reasons behind it."""
-    fp = model.profiles_
+def explain_item_list(fp: FittedProfiles, liked: np.ndarray, top: np.ndarray, score: np.ndarray,
+                      probability: np.ndarray) -> list[dict]:  # fmt: skip
+    """Each recommended item with its item-model score, its like-probability and the contributions
+    of the movies the person liked: every contribution ``W[liked, item]``, the three largest
+    named with the co-clusters holding both movies; they add up to the score."""
     out = []
-    for rank, i in enumerate(top, start=1):
-        j = ranking.order[rank - 1]  # position of the item among the ranked candidates
-        ex = model.predict(fp.users[u], fp.items[i], mode=mode)
-        share = float(ranking.share[j]) if mode == "scored" else None
-        out.append(
-            {
-                "rank": rank,
-                "item": _plain(fp.items[i]),
-                "name": fp.item_name(int(i)),
-                "score": float(ranking.key[j]),
-                "like_probability": float(ranking.probability[j]) if mode == "scored" else None,
-                "neighbour_share": share,
-                "reasons": _reasons(ex, fp, u, int(i), mode, share or 0.0),
-                "explanation": ex.to_dict(),
-            }
-        )
+    for rank, (i, key, p) in enumerate(zip(top, score, probability, strict=True), start=1):
+        parts = _contributions(fp, liked, int(i))
+        out.append({
+            "rank": rank, "item": _plain(fp.items[i]), "name": fp.item_name(int(i)), "score": float(key),
+            "like_probability": None if np.isnan(p) else float(p), "contributions": parts["named"],
+            "others": parts["others"], "reasons": [c["text"] for c in parts["named"]],
+        })  # fmt: skip
     return out
 
 
-def _reasons(ex: Explanation, fp: FittedProfiles, u: int, i: int, mode: str, share: float) -> list[str]:
-    reasons = []
-    if mode == "scored":
-        neigh, _ = fp.neighbours["like_users"].of(u)
-        liked_by = int(fp.liked.lookup(neigh, np.full(len(neigh), i))[0].sum())
-        reasons.append(
-            f"liked by {liked_by} of your {len(neigh)} nearest co-cluster neighbours ({share:.0%} by similarity)"
-        )
-        votes = [ln for ln in ex.lines if ln.term in VOTE_TERMS and ln.parts]
-        votes.sort(key=lambda ln: -ln.contribution)
-        for ln in votes[:1]:
-            best = max((p for p in ln.parts if p.get("neighbour") is not None), key=lambda p: p["contribution"],
-                       default=None)  # fmt: skip
-            if best and best["contribution"] > 0:
-                reasons.append(best["text"])
-    like = ex.profile_matches.get("like", [])
-    if like:
-        reasons.append("in your like profile: " + ", ".join(r["attribute"] for r in like[:4]))
-    return reasons
+def _contributions(fp: FittedProfiles, liked: np.ndarray, i: int, shown: int = 3) -> dict:
+    """The liked movies' weights on item ``i``: the ``shown`` largest, each with the largest like
+    co-cluster holding both movies, and the rest summed."""
+    W = fp.item_weights
+    found, weight = W.lookup(np.asarray(liked, dtype=np.int64), np.full(len(liked), i))
+    src, weight = np.asarray(liked)[found], weight[found]
+    order = np.lexsort((src, -weight))
+    named = []
+    for k in order[:shown]:
+        j = int(src[k])
+        both = np.intersect1d(fp.like.of_item.row(j), fp.like.of_item.row(i), assume_unique=True)
+        pairs = int(len(both))
+        entry = {"item": _plain(fp.items[j]), "name": fp.item_name(j), "weight": float(weight[k]), "coclusters": pairs}
+        text = f"you liked {fp.item_name(j)} ({weight[k]:+.3f})"
+        if pairs:
+            c = int(both[np.lexsort((both, -fp.like.users.lengths[both]))][0])
+            d = describe_cocluster(fp, "like", c)
+            entry["cocluster"] = {"id": d["id"], "users": d["users"], "text": d["text"]}
+            more = d["movies"] - len(d["examples"])
+            movies = ", ".join(e["name"] for e in d["examples"]) + (f" and {more} more" if more > 0 else "")
+            text += f": {d['users']} people who liked both are in [{d['id']}], with {movies}"
+            if pairs > 1:
+                text += f" ({pairs - 1} more co-cluster{'s hold' if pairs > 2 else ' holds'} both)"
+        named.append({**entry, "text": text})
+    rest = order[shown:]
+    return {"named": named, "others": {"movies": int(len(rest)), "weight": float(weight[rest].sum())}}
+
+
+def explain_paper_list(model, u: int, cand: np.ndarray, ranking, n: int) -> list[dict]:
+    """The paper's rule's list: the candidate movies the profiles cover, by ``J(like) - J(dislike)``,
+    each with the attributes of the like profile it matches."""
+    fp = model.profiles_
+    out = []
+    for rank, j in enumerate(ranking.order[:n], start=1):
+        i = int(cand[j])
+        like = profile_matches(fp, u, i).get("like", [])
+        reasons = ["in your like profile: " + ", ".join(r["attribute"] for r in like[:4])] if like else []
+        out.append({"rank": rank, "item": _plain(fp.items[i]), "name": fp.item_name(i),
+                    "score": float(ranking.key[j]), "like_probability": None, "reasons": reasons})  # fmt: skip
+    return out
 
 
 # -- profiles ---------------------------------------------------------------------------------

@@ -24,14 +24,12 @@ COLUMNS = ("user", "item", "score", "prediction", "covered", "reason")
 
 def read_pairs(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     """``(users, items)`` as strings; a malformed line raises :class:`InputFileError` naming file:line."""
+    from ingest.tables import read_text
+
     path = Path(path)
     if not path.is_file():
         raise InputFileError(f"no pairs file at {path}")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
-        raise InputFileError(f"{path}:{line}: bytes not valid utf-8") from None
+    text = read_text(path)
     users, items = [], []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

@@ -35,14 +35,18 @@ def recommendation_lines(recs: list[dict], user, mode: str) -> list[str]:
     if not recs:
         return [f"no movie to recommend to user {user}"]
     how = (
-        "score = like-probability × share of your co-cluster neighbours who liked it"
+        "score = the sum of the item model's weights from the movies you liked; the largest are listed"
         if mode == "scored"
         else "score = J(like profile) − J(dislike profile) (the paper)"
     )
     lines = [f"top {len(recs)} for user {user} ({how}):"]
     for r in recs:
-        lines.append(f"{r['rank']:>3}. {r['name']}  score {r['score']:.3f}")
+        p = f"  P(like) {r['like_probability']:.2f}" if r.get("like_probability") is not None else ""
+        lines.append(f"{r['rank']:>3}. {r['name']}  score {r['score']:.3f}{p}")
         lines += [f"       · {reason}" for reason in r["reasons"]]
+        others = r.get("others")
+        if others and others["movies"]:
+            lines.append(f"       · and {others['movies']} more of your movies: {others['weight']:+.3f}")
     return lines
 
 

@@ -1,0 +1,114 @@
+"""A person the model has never seen, folded in from their ratings without refitting.
+
+Everything a score needs of a user is computed from the ratings given, against the fitted model
+(whose item side does not change): the like and dislike counts, the user's bias (one step of the
+baseline's alternating means, the movies' biases fixed), the rating residuals, the items liked
+(the item model's input), and the user's co-clusters — a like (dislike) co-cluster takes the person
+when they liked (disliked) at least ``min_density`` of its movies, the rule step 5 of HBLCoClust
+uses to relax a co-cluster over the rows — hence their co-cluster neighbours, with the same
+similarity as the training users' (:mod:`recsys.model.neighbours`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from coclust.params import DENSITY_TOLERANCE
+
+from .csr import Csr
+from .neighbours import Neighbours, cocluster_weights, membership_norms, votes
+from .profiles import FittedProfiles
+from .settings import SIDES
+
+REG_USER = 15.0  # the user-bias regularisation of recsys.model.ratings.rating_baseline
+
+
+@dataclass(frozen=True, eq=False)
+class NewUser:
+    """The user side of the scores, for one person outside the training data."""
+
+    items: np.ndarray  # item indices rated, sorted
+    ratings: np.ndarray
+    bias: float
+    residuals: Csr  # 1 × items
+    liked: np.ndarray  # item indices liked
+    counts: tuple[int, int]  # likes, dislikes
+    coclusters: dict  # side -> co-cluster indices the person joins
+    neighbours: dict  # side -> Neighbours of one row (training users)
+
+    @classmethod
+    def of(cls, fp: FittedProfiles, items: np.ndarray, ratings: np.ndarray, n_neighbours: int,
+           densities: dict) -> NewUser:  # fmt: skip
+        """``items`` (indices into the model's items, distinct) rated ``ratings``."""
+        order = np.argsort(items)
+        items, ratings = np.asarray(items, dtype=np.int64)[order], np.asarray(ratings, dtype=np.float64)[order]
+        bias = float((ratings - fp.global_mean - fp.item_bias[items]).sum() / (REG_USER + len(items)))
+        resid = ratings - (fp.global_mean + bias + fp.item_bias[items])
+        residuals = Csr(np.array([0, len(items)]), items, resid, (1, fp.n_items))
+        like = ratings > fp.like_threshold
+        chosen = {
+            "like": _joined(fp.like.items, items[like], densities["like"]),
+            "dislike": _joined(fp.dislike.items, items[~like], densities["dislike"]),
+        }
+        nbrs = {side: _neighbours(fp.coclusters(side).users, chosen[side], fp.n_users, n_neighbours) for side in SIDES}
+        return cls(items, ratings, bias, residuals, items[like], (int(like.sum()), int((~like).sum())), chosen, nbrs)
+
+
+def _joined(cc_items: Csr, mine: np.ndarray, density: float) -> np.ndarray:
+    """The co-clusters (rows of ``cc_items``) with at least ``density`` of their items among ``mine``."""
+    if not len(mine) or not cc_items.n_rows:
+        return np.zeros(0, dtype=np.int64)
+    held = np.bincount(cc_items.row_of, weights=np.isin(cc_items.idx, mine), minlength=cc_items.n_rows)
+    sizes = cc_items.lengths
+    return np.flatnonzero((sizes > 0) & (held >= density * sizes - DENSITY_TOLERANCE))
+
+
+def _neighbours(members: Csr, mine: np.ndarray, n_users: int, k: int) -> Neighbours:
+    """The person's ``k`` most similar training users through the co-clusters ``mine``:
+    ``s(a, b) = sum_c w_c [a in c][b in c] / (n_a n_b)``, as between training users."""
+    if not len(mine):
+        return Neighbours(np.zeros(2, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0))
+    w = cocluster_weights(members.lengths)
+    which, pos = members.rows_entries(mine)
+    num = np.bincount(members.idx[pos], weights=w[mine][which], minlength=n_users)
+    norms = membership_norms(members, n_users)
+    own = np.sqrt(w[mine].sum())
+    sim = np.divide(num, own * norms, out=np.zeros(n_users), where=(norms > 0) & (num > 0))
+    top = np.flatnonzero(sim > 0)
+    top = top[np.lexsort((top, -sim[top]))][:k]
+    return Neighbours(np.array([0, len(top)], dtype=np.int64), top.astype(np.int64), sim[top])
+
+
+def new_user_terms(fp: FittedProfiles, person: NewUser, items: np.ndarray, names, k: int, shrinkage: float) -> dict:
+    """The terms ``names`` (:mod:`recsys.model.terms`) of the person and each item of ``items``."""
+    from .item_model import scores, weighted_scores
+    from .terms import VOTE_TERMS, like_share
+
+    items = np.asarray(items, dtype=np.int64)
+    zero = np.zeros(len(items), dtype=np.int64)
+    out = {}
+    for name in names:
+        if name == "user_like_share":
+            out[name] = np.full(len(items), like_share(person.counts[0], person.counts[1], fp.like_rate))
+        elif name == "item_like_share":
+            likes, dislikes = fp.item_counts
+            out[name] = like_share(likes[items], dislikes[items], fp.like_rate)
+        elif name == "baseline":
+            out[name] = fp.global_mean + person.bias + fp.item_bias[items]
+        elif name in VOTE_TERMS:
+            side, who = VOTE_TERMS[name]
+            if who == "users":  # the person's neighbours, who rated the item
+                out[name] = votes(person.neighbours[side], zero, items, fp.residuals, True, k, shrinkage).value
+            else:  # the item's neighbours, that the person rated
+                out[name] = votes(fp.neighbours[f"{side}_items"], items, zero, person.residuals, False, k,
+                                  shrinkage).value  # fmt: skip
+        elif name == "item_model":
+            out[name] = scores(fp.item_weights, person.liked)[items]
+        elif name == "item_residuals":
+            r = person.residuals
+            out[name] = weighted_scores(fp.residual_weights, r.idx, r.values)[items]
+        else:
+            raise ValueError(f"unknown evidence term {name!r}")  # a bug: names come from TERMS
+    return out

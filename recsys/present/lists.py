@@ -1,0 +1,54 @@
+"""Recommendation lists as files: a person's ratings in, lists for many users out.
+
+``recsys recommend MODEL --ratings FILE`` reads one person's ``item,rating`` lines
+(:func:`ingest.userfiles.read_person`) and writes ``rank,item,score``; ``recsys recommend MODEL
+--users FILE`` reads one user id a line (a first line ``user`` is a header) and writes
+``user,rank,item,score,reason`` for every user, ``reason`` naming a user it cannot list for.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+from ..errors import InputFileError
+from ..files import atomic_open, plain
+
+FORMATS = ("text", "json", "csv")
+
+
+def read_users(path: str | Path) -> list[str]:
+    """The user ids of a file, one a line (blank lines skipped; a first line ``user`` is a header)."""
+    from ingest.tables import read_text
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"no users file at {path}")
+    users = [line.strip() for line in read_text(path).splitlines() if line.strip()]
+    if users and users[0].lower() == "user":
+        users = users[1:]
+    if not users:
+        raise InputFileError(f"{path}: no user ids")
+    return users
+
+
+def write_rows(rows: list[dict], columns: tuple, out: str | Path | None, fmt: str) -> None:
+    """``rows`` as CSV (``columns`` in order) or JSON, to ``out`` (atomically) or to stdout."""
+
+    def dump(f):
+        if fmt == "json":
+            json.dump([{k: plain(r.get(k)) for k in columns} for r in rows], f)
+            f.write("\n")
+            return
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(columns)
+        for r in rows:
+            w.writerow(["" if r.get(c) is None else plain(r.get(c)) for c in columns])
+
+    if out is None:
+        dump(sys.stdout)
+        return
+    with atomic_open(out) as f:
+        dump(f)

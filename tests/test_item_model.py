@@ -1,0 +1,134 @@
+"""The co-cluster item model: weights only on co-clustered pairs, lists whose reasons add up to
+their scores, new people folded in without refitting, and the support controls."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from test_recsys_model import FAST, taste_data
+
+from recsys.errors import UnknownIdError
+from recsys.model import ProfileRecommender
+from recsys.model.csr import Csr
+from recsys.model.item_model import full_weights, item_weights, random_support, support_of
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    train, test, attrs, items = taste_data()
+    model = ProfileRecommender(like_params=FAST, dislike_params=FAST, item_l2=50.0).fit(train, attrs, items)
+    return model, train, test
+
+
+def test_weights_live_on_the_support_only(fitted):
+    model = fitted[0]
+    fp = model.profiles_
+    W, S = fp.item_weights, fp.pair_support
+    found, _ = S.lookup(W.row_of, W.idx)
+    assert W.nnz > 0 and found.all(), "no weight outside the co-clustered pairs"
+    assert (S.to_scipy() != S.to_scipy().T).nnz == 0 and S.lookup(np.arange(5), np.arange(5))[0].sum() == 0
+
+
+def test_each_weight_is_the_ridge_regression_on_the_support():
+    rng = np.random.default_rng(0)
+    X = (rng.random((40, 12)) < 0.4).astype(float)
+    liked = Csr.from_pairs(*np.nonzero(X), X.shape)
+    M = (rng.random((6, 12)) < 0.4).astype(float)  # six "co-clusters"
+    M[:, 10:] = 0  # items 10 and 11 in none: no support, no weights, and left out of G
+    support = support_of(Csr.from_pairs(*np.nonzero(M), M.shape), 12)
+    W = item_weights(liked, support, 3.0).to_scipy().toarray()
+    G = X.T @ X
+    for j in range(12):
+        S = support.row(j)
+        if len(S):
+            w = np.linalg.solve(G[np.ix_(S, S)] + 3.0 * np.eye(len(S)), G[S, j])
+            assert W[S, j] == pytest.approx(w)
+            assert not np.delete(W[:, j], S).any()
+    E = full_weights(liked, 3.0).to_scipy().toarray()
+    P = np.linalg.inv(G + 3.0 * np.eye(12))
+    B = P / -np.diag(P)
+    np.fill_diagonal(B, 0)
+    assert E == pytest.approx(B), "every pair: EASE's closed form"
+    R = random_support(support, 1)
+    assert (R.lengths == support.lengths).all() and not R.lookup(np.arange(12), np.arange(12))[0].any()
+
+
+def test_a_sparse_gram_and_a_capped_support_keep_the_definition(monkeypatch):
+    import recsys.model.item_model as im
+
+    rng = np.random.default_rng(1)
+    X = (rng.random((60, 30)) < 0.3).astype(float)
+    liked = Csr.from_pairs(*np.nonzero(X), X.shape)
+    M = (rng.random((8, 30)) < 0.5).astype(float)
+    M[:, :3] = 0
+    support = support_of(Csr.from_pairs(*np.nonzero(M), M.shape), 30)
+    dense = item_weights(liked, support, 2.0).to_scipy().toarray()
+    monkeypatch.setattr(im, "DENSE_GRAM_ITEMS", 0)
+    assert item_weights(liked, support, 2.0).to_scipy().toarray() == pytest.approx(dense)
+    # a budget for partners of at most 5: each item keeps the 5 it is most co-liked with
+    budget = 30 * 5**3 / 3
+    assert (support.lengths[support.lengths > 0] > 5).all()  # every supported item is cut
+    W = item_weights(liked, support, 2.0, budget=budget).to_scipy().toarray()
+    G = X.T @ X
+    for j in range(30):
+        S = support.row(j)
+        if len(S) > 5:
+            S = np.sort(S[np.argsort(-G[S, j], kind="stable")[:5]])
+        assert np.flatnonzero(W[:, j]).tolist() == S.tolist()
+        if len(S):
+            assert W[S, j] == pytest.approx(np.linalg.solve(G[np.ix_(S, S)] + 2.0 * np.eye(len(S)), G[S, j]))
+
+
+def test_list_reasons_add_up_to_the_scores(fitted):
+    model, train, _ = fitted
+    for user in (0, 1, 7):
+        recs = model.recommend(user, n=5)
+        assert [r["score"] for r in recs] == sorted((r["score"] for r in recs), reverse=True)
+        assert not set(train.loc[train["user"] == user, "item"]) & {r["item"] for r in recs}
+        for r in recs:
+            total = sum(c["weight"] for c in r["contributions"]) + r["others"]["weight"]
+            assert total == pytest.approx(r["score"], abs=1e-6)
+            assert r["reasons"] and r["reasons"][0].startswith("you liked Movie ")
+            assert all("people who liked both are in [L" in c["text"] for c in r["contributions"] if c["coclusters"])
+
+
+def test_a_training_user_folded_in_gets_the_same_list(fitted):
+    model, train, _ = fitted
+    for user in (0, 3):
+        mine = train[train["user"] == user]
+        own = model.recommend_for(dict(zip(mine["item"], mine["rating"], strict=True)), n=8)
+        assert [(r["item"], r["score"]) for r in own] == [(r["item"], r["score"]) for r in model.recommend(user, n=8)]
+        assert [item for item, _ in model.lists([user], 8)[0]] == [r["item"] for r in own]
+
+
+def test_a_new_person(fitted):
+    model, _, _ = fitted
+    likes_even = {0: 5, 2: 5, 4: 4, 6: 5, 1: 1, 3: 2, "no-such-movie": 5}
+    recs = model.recommend_for(likes_even, n=10)
+    assert len(recs) == 10 and not {0, 1, 2, 3, 4, 6} & {r["item"] for r in recs}
+    assert sum(r["item"] % 2 == 0 for r in recs) >= 8, "a person who likes the even movies gets even movies"
+    p = model.predict_for(pd.DataFrame({"item": [0, 2, 4, 1, 3], "rating": [5, 5, 4, 1, 1]}), [8, 10, 9, 11, "x"])
+    assert min(p[:2]) > max(p[2:4]) and np.isnan(p[4]), "the even movies are likelier likes"
+    with pytest.raises(UnknownIdError, match="none of the rated items"):
+        model.recommend_for({"x": 5})
+
+
+def test_the_model_directory_keeps_the_item_model(fitted, tmp_path):
+    from recsys import store
+
+    model = fitted[0]
+    loaded = store.load(store.save(model, tmp_path / "m"))
+    assert loaded.recommend(0, n=5) == model.recommend(0, n=5)
+    assert loaded.recommend_for({0: 5, 2: 5, 1: 1}, n=5) == model.recommend_for({0: 5, 2: 5, 1: 1}, n=5)
+    assert sp.issparse(loaded.profiles_.item_weights.to_scipy())
+
+
+def test_item_terms_enter_the_score_and_their_ablation(fitted):
+    model, _, test = fitted
+    assert {"item_model", "item_residuals"} <= set(model.weights_.coef)
+    without = model.with_evidence(("like_shares", "baseline", "like_coclusters", "dislike_coclusters"))
+    a = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score
+    b = without.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score
+    assert not np.allclose(a, b)
+    ex = model.predict(0, int(test["item"].iloc[0]))
+    assert {"item_model", "item_residuals"} <= {line.term for line in ex.lines}
