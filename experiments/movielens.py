@@ -181,6 +181,18 @@ def conclusions(results: dict, folds: list) -> list[str]:
             f"* The dislike co-clusters add {d:+.4f} AUC on {scope} "
             + ("(next to nothing: the like co-clusters carry the signal)." if abs(d) < 0.002 else ".")
         )
+    if "no_item_model" in ab:
+        d = auc["profile"] - ab["no_item_model"]["auc_full"][0]
+        per_fold = [
+            results[f]["methods"]["profile"]["auc_full"] - results[f]["ablations"]["no_item_model"]["auc_full"]
+            for f in folds
+        ]
+        verdict = "it earns its place" if min(per_fold) > 0 else "not on every fold"
+        lines.append(
+            f"* The item-model terms (the co-cluster item model's score of the movie, and the same weights "
+            f"over the user's rating residuals) add {d:+.4f} AUC on {scope} ({verdict}; per fold "
+            f"{', '.join(f'{x:+.4f}' for x in per_fold)})."
+        )
     if "no_like_shares" in ab:
         d = auc["profile"] - ab["no_like_shares"]["auc_full"][0]
         lines.append(f"* The like-share terms add {d:+.4f} AUC on {scope}.")

@@ -106,3 +106,17 @@ def test_movielens_conclusions_follow_the_figures():
     assert md.count("| **") == 2, "one bold row per table: the best"
     text = "\n".join(conclusions(mixed, ["u1", "u2"]))
     assert "**Not beaten (like/dislike):** knn_baseline's AUC 0.8100 is at least the profile model's 0.8000" in text
+
+
+def test_the_item_model_sentence_says_whether_it_earns_its_place():
+    from experiments.movielens import conclusions
+
+    def with_item_ablation(fold: dict, auc: float) -> dict:
+        fold["ablations"]["no_item_model"] = {**fold["ablations"]["no_coclusters"], "auc_full": auc}
+        return fold
+
+    earns = {"u1": with_item_ablation(_fold(0.82, 0.80), 0.81), "u2": with_item_ablation(_fold(0.81, 0.79), 0.805)}
+    text = "\n".join(conclusions(earns, ["u1", "u2"]))
+    assert "add +0.0075 AUC" in text and "it earns its place; per fold +0.0100, +0.0050" in text
+    mixed = {"u1": with_item_ablation(_fold(0.82, 0.80), 0.83), "u2": with_item_ablation(_fold(0.81, 0.79), 0.80)}
+    assert "not on every fold; per fold -0.0100, +0.0100" in "\n".join(conclusions(mixed, ["u1", "u2"]))

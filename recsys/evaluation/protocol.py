@@ -58,6 +58,7 @@ import numpy as np
 from ..errors import RatingsError
 from ..model.ratings import holdout_mask
 from ..model.settings import PAPER_PARAMS
+from ..model.terms import GROUPS
 from .grids import grid as declared_grid
 from .intervals import paired_bootstrap, paired_bootstrap_means
 from .methods import Method, ProfileMethod, Scores, Training, method_factories
@@ -68,13 +69,21 @@ from .selection import Choice, sweep
 METHODS = ("majority", "bias", "like_share", "svd", "svdpp", "knn_baseline", "coclustering", "naive_bayes",
            "profile_paper", "profile")  # fmt: skip
 RANKERS = ("popularity", "ease", "itemknn", "rp3beta", "ials", "bpr", "profile")
-# ablations: name -> evidence groups kept
+# ablations: name -> evidence groups kept (every group of the model but the ones named)
+_ITEM_MODEL = ("item_model", "item_residuals")
+
+
+def _without(*removed: str) -> tuple:
+    return tuple(g for g in GROUPS if g not in removed)
+
+
 ABLATIONS = {
-    "no_coclusters": ("like_shares", "baseline"),
-    "no_like_shares": ("baseline", "like_coclusters", "dislike_coclusters"),
-    "no_baseline": ("like_shares", "like_coclusters", "dislike_coclusters"),
-    "no_dislike_coclusters": ("like_shares", "baseline", "like_coclusters"),
-    "coclusters_only": ("like_coclusters", "dislike_coclusters"),
+    "no_coclusters": _without("like_coclusters", "dislike_coclusters", *_ITEM_MODEL),
+    "no_item_model": _without(*_ITEM_MODEL),
+    "no_like_shares": _without("like_shares"),
+    "no_baseline": _without("baseline"),
+    "no_dislike_coclusters": _without("dislike_coclusters"),
+    "coclusters_only": ("like_coclusters", "dislike_coclusters", *_ITEM_MODEL),
 }
 # controls: the profile model refitted with a parameter changed; name -> overrides
 CONTROLS = {"neighbours_from_ratings": {"neighbours": "ratings"}}
