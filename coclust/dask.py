@@ -185,7 +185,6 @@ def find_seeds_dask(
 ) -> Blocks:
     """:func:`coclust.lsh.find_seeds` on the workers of ``client``; the same seeds."""
     import dask
-    import dask.dataframe as dd
 
     stats = {} if stats is None else stats
     X = as_csr(X)
@@ -212,19 +211,7 @@ def find_seeds_dask(
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*large graph.*")  # the data is the graph, on purpose
             parts = client.persist(parts)
-            table, stats["passes"] = None, 1
-            if two_pass:
-                table = _sketch(client, parts, n_bands, band_size, h, ok, log_cells)
-                stats.update(passes=2, sketch_bytes=int(2 * ((1 << log_cells) >> 2)))
-            threshold = min(min_bucket, 3)
-            cands = [dask.delayed(_task_candidates)(p, n_bands, band_size, h, ok, table, log_cells, threshold)
-                     for p in parts]  # fmt: skip
-            ddf = dd.from_delayed(cands, meta=_CANDIDATES, verify_meta=False)
-            # a task-based shuffle: its every step is a task, recomputed like any other when a worker
-            # is lost (a handful of partitions of candidate pairs does not need P2P's throughput)
-            shuffled = ddf.shuffle(on="key", npartitions=len(chunks), shuffle_method="tasks")
-            buckets = shuffled.map_partitions(_group, min_bucket, meta=_BUCKETS)
-            result = client.compute(buckets).result()
+            result = _buckets(client, parts, n_bands, band_size, min_bucket, h, ok, log_cells, stats)
     except Exception as exc:
         if isinstance(exc, (OSError, TimeoutError)) or type(exc).__module__.startswith("distributed"):
             raise DaskBackendError(
@@ -235,6 +222,28 @@ def find_seeds_dask(
         del parts
     stats["candidate_pairs"] = int(len(result))
     return _to_blocks(result, X, band_size, hashes)
+
+
+def _buckets(client, parts, n_bands: int, band_size: int, min_bucket: int, hashes, key_ok, log_cells: int,
+             stats: dict):  # fmt: skip
+    """The buckets of the persisted ``parts``: candidate (key, row) pairs (filtered by a sketch of
+    the keys first when ``log_cells``), shuffled by key, grouped."""
+    import dask
+    import dask.dataframe as dd
+
+    table, stats["passes"] = None, 1
+    if log_cells:
+        table = _sketch(client, parts, n_bands, band_size, hashes, key_ok, log_cells)
+        stats.update(passes=2, sketch_bytes=int(2 * ((1 << log_cells) >> 2)))
+    threshold = min(min_bucket, 3)
+    cands = [dask.delayed(_task_candidates)(p, n_bands, band_size, hashes, key_ok, table, log_cells, threshold)
+             for p in parts]  # fmt: skip
+    ddf = dd.from_delayed(cands, meta=_CANDIDATES, verify_meta=False)
+    # a task-based shuffle: its every step is a task, recomputed like any other when a worker
+    # is lost (a handful of partitions of candidate pairs does not need P2P's throughput)
+    shuffled = ddf.shuffle(on="key", npartitions=len(parts), shuffle_method="tasks")
+    buckets = shuffled.map_partitions(_group, min_bucket, meta=_BUCKETS)
+    return client.compute(buckets).result()
 
 
 def _sketch(client, parts, n_bands: int, band_size: int, hashes, key_ok, log_cells: int):
