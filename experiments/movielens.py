@@ -26,7 +26,7 @@ import numpy as np
 
 from recsys.evaluation.summary import SHORT, markdown_table
 
-from .common import RESULTS, log, write_results
+from .common import RESULTS, log, provenance_md, write_results
 from .runner import child_json, data_home
 
 KINDS = ("genre", "director", "writer", "cast")
@@ -209,6 +209,55 @@ def conclusions(results: dict, folds: list) -> list[str]:
             else f"* **Control.** Plain co-rating neighbourhoods reach {c:.4f} AUC."
         )
     lines += _beaten_sentences(results, folds, auc)
+    if all("topn" in results[f] for f in folds):
+        lines += _list_sentences(results, folds)
+    return lines
+
+
+def _fold_differences(results: dict, folds: list, name: str) -> list[tuple[float, float, float]]:
+    """Per fold: profile minus ``name`` in NDCG@10 and its 95 % interval over users."""
+    out = []
+    for f in folds:
+        c = results[f]["topn"].get("ci", {}).get("versus", {}).get(name)
+        if c:
+            out.append((c["diff"], c["diff_ci"][0], c["diff_ci"][1]))
+    return out
+
+
+def _list_sentences(results: dict, folds: list) -> list[str]:
+    """The lists: which anchors the product only draws level with, and what the support controls say."""
+    n = len(folds)
+    scope = f"the {n}-fold mean" if n > 1 else folds[0]
+    topn = results[folds[0]]["topn"]
+    ndcg = {m: _mean(results, folds, lambda r, m=m: r["topn"]["methods"][m]["ndcg@10"]) for m in topn["methods"]}
+    lines = []
+    for m in sorted((m for m in ndcg if m != "profile" and ndcg[m] < ndcg["profile"]), key=lambda m: -ndcg[m]):
+        diffs = _fold_differences(results, folds, m)
+        if not diffs or all(lo > 0 for _, lo, _ in diffs):
+            continue
+        lower = sum(d < 0 for d, _, _ in diffs)
+        lines.append(
+            f"* **Level, not ahead (lists):** the product's NDCG@10 {ndcg['profile']:.4f} against {m}'s "
+            f"{ndcg[m]:.4f} on {scope} ({ndcg['profile'] - ndcg[m]:+.4f}); lower on {lower} of {len(diffs)} folds, "
+            f"and {sum(lo <= 0 <= hi for _, lo, hi in diffs)} of {len(diffs)} per-fold 95 % intervals over users "
+            f"include 0 (per fold {', '.join(f'{d:+.4f}' for d, _, _ in diffs)})."
+        )
+    controls = {c: _mean(results, folds, lambda r, c=c: r["topn"]["controls"][c]["ndcg@10"])
+                for c in topn.get("controls", {})}  # fmt: skip
+    if "random_support" in controls:
+        diffs = _fold_differences(results, folds, "random_support")
+        lines.append(
+            f"* **The co-clusters choose the pairs.** The same item model on as many random pairs per movie scores "
+            f"{controls['random_support']:.4f} NDCG@10, {ndcg['profile'] - controls['random_support']:.4f} lower on "
+            f"{scope}"
+            + (" (lower on every fold, every interval above 0)" if diffs and all(lo > 0 for _, lo, _ in diffs) else "")
+            + "."
+        )
+    if "full_support" in controls:
+        lines.append(
+            f"* On every pair of movies (EASE's regression) it scores {controls['full_support']:.4f}: "
+            f"{controls['full_support'] - ndcg['profile']:+.4f} against the co-cluster pairs on {scope}."
+        )
     return lines
 
 
@@ -373,7 +422,9 @@ def _topn_section(results: dict, folds: list) -> list[str]:
         "",
         "Popularity ranks by training likes or ratings; EASE (cornac), ItemKNN, iALS and BPR (implicit) and RP3beta "
         "score the users × items 0/1 matrix of every rating or of the likes (a tuned choice); the profile model ranks "
-        "by like-probability × the share of the user's co-cluster neighbours who liked the movie.",
+        "by its co-cluster item model: the sum, over the movies the user liked, of item–item weights learnt only "
+        "between movies that like co-clusters hold together. Its controls learn the same weights on as many random "
+        "pairs per movie (`random_support`) or on every pair (`full_support`, EASE's regression).",
         "",
     ]
     if all("strong" in results[f] for f in folds):
@@ -530,7 +581,12 @@ def main(argv=None) -> None:
     ap.add_argument("--grid", default="full", choices=["small", "full"], help="the methods' grids (default: full)")
     ap.add_argument("--no-paper-variants", action="store_true", help="skip the paper-setting variants")
     ap.add_argument("--paper-variant", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--render", type=Path, metavar="JSON",
+                    help="rewrite the Markdown beside a results JSON from its figures (no run)")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.render:
+        render(args.render)
+        return
     home = data_home(args.data)
     if args.paper_variant:
         kinds, features, skip = args.paper_variant
@@ -548,6 +604,19 @@ def main(argv=None) -> None:
     md = markdown(results, folds, variants)
     write_results(args.out, "movielens", payload, md, started, folds=folds, seed=0, grid=args.grid)
     print(md)
+
+
+def render(path: Path) -> None:
+    """Rewrite ``path``'s Markdown (same name, ``.md``) from its figures: the measurement keeps its
+    provenance, and the text says which commit rendered it."""
+    from recsys.provenance import commit
+
+    payload = json.loads(Path(path).read_text())
+    p = payload["_provenance"]
+    md = markdown(payload["results"], payload["folds"], payload.get("paper_variants"))
+    head, _, rest = md.partition("\n\n")
+    note = f"_Text rendered from the JSON by commit `{commit()}`; the figures are those of the run below._\n\n"
+    Path(path).with_suffix(".md").write_text(head + "\n\n" + provenance_md(p) + note + rest)
 
 
 if __name__ == "__main__":

@@ -120,3 +120,24 @@ def test_the_item_model_sentence_says_whether_it_earns_its_place():
     assert "add +0.0075 AUC" in text and "it earns its place; per fold +0.0100, +0.0050" in text
     mixed = {"u1": with_item_ablation(_fold(0.82, 0.80), 0.83), "u2": with_item_ablation(_fold(0.81, 0.79), 0.80)}
     assert "not on every fold; per fold -0.0100, +0.0100" in "\n".join(conclusions(mixed, ["u1", "u2"]))
+
+
+def test_list_sentences_say_level_when_the_intervals_include_zero():
+    from experiments.movielens import _list_sentences
+
+    def fold(profile, ease, random, ease_ci, random_ci):
+        ci = {"ease": {"diff": profile - ease, "diff_ci": ease_ci},
+              "random_support": {"diff": profile - random, "diff_ci": random_ci}}  # fmt: skip
+        return {"topn": {"methods": {"ease": {"ndcg@10": ease}, "profile": {"ndcg@10": profile}},
+                         "controls": {"random_support": {"ndcg@10": random}, "full_support": {"ndcg@10": ease}},
+                         "ci": {"versus": ci}}}  # fmt: skip
+
+    level = {"u1": fold(0.412, 0.40, 0.36, [-0.01, 0.03], [0.03, 0.07]),
+             "u2": fold(0.39, 0.40, 0.35, [-0.03, 0.01], [0.02, 0.06])}  # fmt: skip
+    text = "\n".join(_list_sentences(level, ["u1", "u2"]))
+    assert "**Level, not ahead (lists):** the product's NDCG@10 0.4010 against ease's 0.4000" in text
+    assert "lower on 1 of 2 folds, and 2 of 2 per-fold 95 % intervals" in text
+    assert "scores 0.3550 NDCG@10, 0.0460 lower on the 2-fold mean (lower on every fold" in text
+    ahead = {"u1": fold(0.45, 0.40, 0.36, [0.01, 0.09], [0.05, 0.13]),
+             "u2": fold(0.44, 0.40, 0.35, [0.01, 0.07], [0.05, 0.13])}  # fmt: skip
+    assert "Level" not in "\n".join(_list_sentences(ahead, ["u1", "u2"]))
