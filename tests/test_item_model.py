@@ -132,3 +132,15 @@ def test_item_terms_enter_the_score_and_their_ablation(fitted):
     assert not np.allclose(a, b)
     ex = model.predict(0, int(test["item"].iloc[0]))
     assert {"item_model", "item_residuals"} <= {line.term for line in ex.lines}
+
+
+def test_list_rows_flag_users_without_a_list():
+    from recsys.present.lists import list_rows
+
+    rows = list_rows(["1", "nobody", "all-rated"], [[(50, 0.5), (181, 0.25)], None, []])
+    assert rows == [
+        {"user": "1", "rank": 1, "item": 50, "score": 0.5},
+        {"user": "1", "rank": 2, "item": 181, "score": 0.25},
+        {"user": "nobody", "reason": "unknown user"},
+        {"user": "all-rated", "reason": "nothing left to recommend"},
+    ]

@@ -165,7 +165,7 @@ def recommend(
 ) -> None:
     """The movies USER has not rated that USER is most likely to like, with the reasons; or the list
     of a person the model has never seen (--ratings), or lists for many users (--users)."""
-    from ..present.lists import FORMATS, read_users, write_rows
+    from ..present.lists import FORMATS, list_rows, read_users, write_rows
     from ..present.text import recommendation_lines
 
     fmt = "json" if as_json else fmt
@@ -177,10 +177,7 @@ def recommend(
         if fmt == "text":
             fmt = "csv"
         ids = read_users(users)
-        rows = []
-        for uid, lst in zip(ids, _load_model(model_dir).lists(ids, n), strict=True):
-            rows += [{"user": uid, "rank": r, "item": i, "score": sc} for r, (i, sc) in enumerate(lst, 1)] if lst \
-                else [{"user": uid, "reason": "unknown user"}]  # fmt: skip
+        rows = list_rows(ids, _load_model(model_dir).lists(ids, n))
         write_rows(rows, ("user", "rank", "item", "score", "reason"), out, fmt)
         return
     model = _load_model(model_dir)

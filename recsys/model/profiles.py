@@ -118,6 +118,12 @@ class FittedProfiles:
     def n_items(self) -> int:
         return len(self.items)
 
+    @property
+    def item_rated(self) -> np.ndarray:
+        """Whether each item has a training rating: the items a like-probability exists for."""
+        likes, dislikes = self.item_counts
+        return (likes + dislikes) > 0
+
     def coclusters(self, side: str) -> CoClusters:
         return self.like if side == "like" else self.dislike
 

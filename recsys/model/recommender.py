@@ -322,7 +322,7 @@ class ProfileRecommender(Params):
         u, i = fp.user_index(users), fp.item_index(items)
         rated = np.zeros(n, dtype=bool)
         ok = (u >= 0) & (i >= 0)
-        rated[ok] = (fp.item_counts[0] + fp.item_counts[1])[i[ok]] > 0
+        rated[ok] = fp.item_rated[i[ok]]
         reason = np.full(n, "", dtype=object)
         reason[i < 0] = "unknown item"
         reason[u < 0] = "unknown user"
@@ -387,8 +387,6 @@ class ProfileRecommender(Params):
     def lists(self, users, n: int = 10) -> list:
         """The item model's ``n`` best unrated movies of each user, without reasons (fast, for
         batches): per user a list of ``(item id, score)``, or ``None`` for an unknown user."""
-        from .item_model import scores
-
         self.check_fitted()
         _check_n(n)
         fp = self.profiles_
@@ -397,10 +395,7 @@ class ProfileRecommender(Params):
             if u < 0:
                 out.append(None)
                 continue
-            key = scores(fp.item_weights, fp.liked.row(u))
-            key[fp.ratings.row(u)] = -np.inf
-            order = np.lexsort((np.arange(len(key)), -key))
-            top = order[np.isfinite(key[order])][:n]
+            top, key = self._top_items(fp.liked.row(u), fp.ratings.row(u), n)
             out.append([(fp.items[i].item(), float(key[i])) for i in top])
         return out
 
@@ -418,7 +413,7 @@ class ProfileRecommender(Params):
         person = self.fold_in(ratings)
         idx = self.profiles_.item_index(list(items))
         out = np.full(len(idx), np.nan)
-        ok = (idx >= 0) & ((self.profiles_.item_counts[0] + self.profiles_.item_counts[1])[np.maximum(idx, 0)] > 0)
+        ok = (idx >= 0) & self.profiles_.item_rated[np.maximum(idx, 0)]
         out[ok] = self._new_probability(person, idx[ok])
         return out
 
@@ -448,8 +443,9 @@ class ProfileRecommender(Params):
         terms = new_user_terms(self.profiles_, person, items, self.weights_.names, self.n_votes, self.shrinkage)
         return self.weights_.probability(terms)
 
-    def _item_list(self, liked: np.ndarray, rated: np.ndarray, n: int, probability) -> list[dict]:
-        from ..present.explain import explain_item_list
+    def _top_items(self, liked: np.ndarray, rated: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The item model's ``n`` best items (indices, ties by index) for someone who liked
+        ``liked`` and rated ``rated`` (never listed), and every item's score."""
         from .item_model import scores
 
         fp = self.profiles_
@@ -458,8 +454,14 @@ class ProfileRecommender(Params):
         key = scores(fp.item_weights, liked)
         key[rated] = -np.inf
         order = np.lexsort((np.arange(len(key)), -key))
-        top = order[np.isfinite(key[order])][:n]
-        rated_ok = (fp.item_counts[0] + fp.item_counts[1])[top] > 0
+        return order[np.isfinite(key[order])][:n], key
+
+    def _item_list(self, liked: np.ndarray, rated: np.ndarray, n: int, probability) -> list[dict]:
+        from ..present.explain import explain_item_list
+
+        fp = self.profiles_
+        top, key = self._top_items(liked, rated, n)
+        rated_ok = fp.item_rated[top]
         p = np.full(len(top), np.nan)
         if rated_ok.any():
             p[rated_ok] = probability(top[rated_ok])

@@ -34,6 +34,20 @@ def read_users(path: str | Path) -> list[str]:
     return users
 
 
+def list_rows(users: list[str], lists: list) -> list[dict]:
+    """One row per listed movie, ``user, rank, item, score``; one row with a ``reason`` for a user
+    without a list (``None``: not in the model; empty: every movie rated already)."""
+    rows = []
+    for user, items in zip(users, lists, strict=True):
+        if items is None:
+            rows.append({"user": user, "reason": "unknown user"})
+        elif not items:
+            rows.append({"user": user, "reason": "nothing left to recommend"})
+        else:
+            rows += [{"user": user, "rank": r, "item": i, "score": s} for r, (i, s) in enumerate(items, 1)]
+    return rows
+
+
 def write_rows(rows: list[dict], columns: tuple, out: str | Path | None, fmt: str) -> None:
     """``rows`` as CSV (``columns`` in order) or JSON, to ``out`` (atomically) or to stdout."""
 
