@@ -111,6 +111,9 @@ def test_a_new_person(fitted):
     assert min(p[:2]) > max(p[2:4]) and np.isnan(p[4]), "the even movies are likelier likes"
     with pytest.raises(UnknownIdError, match="none of the rated items"):
         model.recommend_for({"x": 5})
+    # a person who liked nothing has nothing to score from: no list, not the first movies of a tie
+    assert model.recommend_for({1: 1, 3: 2}, n=5) == []
+    assert np.isfinite(model.predict_for({1: 1, 3: 2}, [8, 9])).all()
 
 
 def test_the_model_directory_keeps_the_item_model(fitted, tmp_path):
@@ -142,5 +145,94 @@ def test_list_rows_flag_users_without_a_list():
         {"user": "1", "rank": 1, "item": 50, "score": 0.5},
         {"user": "1", "rank": 2, "item": 181, "score": 0.25},
         {"user": "nobody", "reason": "unknown user"},
-        {"user": "all-rated", "reason": "nothing left to recommend"},
+        {"user": "all-rated", "reason": "nothing to recommend"},
     ]
+
+
+# -- the shortcuts that make lists and explanations fast give what the plain definitions give ----
+def test_shared_coclusters_match_their_definition(fitted):
+    fp = fitted[0].profiles_
+    W, of_item, sizes = fp.item_weights, fp.like.of_item, fp.like.users.lengths
+    count, largest = fp.shared_coclusters
+    rows = np.repeat(np.arange(W.n_rows), W.lengths)
+    for p in np.random.default_rng(0).choice(W.nnz, 300, replace=False):
+        both = np.intersect1d(of_item.row(rows[p]), of_item.row(W.idx[p]))
+        assert count[p] == len(both)
+        best = both[np.lexsort((both, -sizes[both]))][0] if len(both) else -1
+        assert largest[p] == best
+
+
+def test_scores_of_a_few_items_are_the_full_scores(fitted):
+    from recsys.model.item_model import scores, weighted_scores
+    from recsys.model.terms import scores_of
+
+    fp = fitted[0].profiles_
+    rng = np.random.default_rng(1)
+    for u in range(0, fp.n_users, 7):
+        for items in (rng.choice(fp.n_items, 3, replace=False), np.arange(fp.n_items)):  # lookups, then full rows
+            liked, (src, values) = fp.liked.row(u), (fp.residuals.row(u), fp.residuals.row_values(u))
+            assert np.array_equal(scores_of(fp.item_weights, liked, items), scores(fp.item_weights, liked)[items])
+            full = weighted_scores(fp.residual_weights, src, values)[items]
+            assert np.array_equal(scores_of(fp.residual_weights, src, items, values), full)
+
+
+def test_profile_support_and_matches_match_their_definition(fitted):
+    from recsys.present.explain import profile_matches
+
+    fp = fitted[0].profiles_
+    for u in range(0, fp.n_users, 3):
+        for side in ("like", "dislike"):
+            cc = fp.coclusters(side)
+            items = np.concatenate([cc.items.row(c) for c in cc.of_user.row(u)] + [np.zeros(0, np.int64)])
+            got_items, got_counts = fp.support(side, u)[:2]
+            want_items, want_counts = np.unique(items, return_counts=True)
+            assert np.array_equal(got_items, want_items) and np.array_equal(got_counts, want_counts)
+        profile, i = fp.paper_profile(u), int(u % fp.n_items)
+        matches = profile_matches(fp, u, i)
+        for side in ("like", "dislike"):
+            p_items, p_attrs = profile[side]
+            expected = {str(fp.attributes[a]) for a in np.intersect1d(fp.item_attributes.row(i), p_attrs)}
+            expected |= {f"this movie ({fp.item_name(i)})"} if i in p_items else set()
+            assert {r["attribute"] for r in matches[side]} == expected
+
+
+def test_positions_by_binary_search_are_the_dense_tables(fitted, monkeypatch):
+    W = fitted[0].profiles_.item_weights
+    keys = np.random.default_rng(2).integers(0, W.n_rows * W.shape[1], 5000)
+    keys = np.concatenate([keys, W.keys[::7]])
+    dense = W.positions(keys)
+    monkeypatch.setattr(Csr, "DENSE_CELLS", 0)  # large catalogues: no n × n table
+    assert np.array_equal(Csr(W.ptr, W.idx, W.values, W.shape).positions(keys), dense)
+    assert (dense >= 0).sum() >= len(W.keys[::7]) and np.array_equal(W.keys[dense[dense >= 0]], keys[dense >= 0])
+
+
+def test_scores_of_adds_in_the_order_of_the_full_rows():
+    from recsys.model.item_model import scores
+    from recsys.model.terms import scores_of
+
+    rng = np.random.default_rng(3)
+    n_src = 300  # weights of very different sizes: any other order of the additions rounds differently
+    values = rng.choice([-1.0, 1.0], n_src) * 10.0 ** rng.uniform(-8, 8, n_src)
+    # each source weighs the target (item n_src) and five others: one asked item is looked up
+    rows = np.repeat(np.arange(n_src), 6)
+    cols = np.column_stack([np.full(n_src, n_src)] + [(np.arange(n_src) + k) % n_src for k in range(1, 6)]).ravel()
+    vals = np.column_stack([values] + [np.ones(n_src)] * 5).ravel()
+    W = Csr.from_pairs(rows, cols, (n_src + 1, n_src + 1), vals)
+    src = rng.permutation(n_src)
+    sequential = 0.0
+    for j in src:
+        sequential += values[j]
+    assert scores_of(W, src, np.array([n_src]))[0] == sequential == scores(W, src)[n_src]
+
+
+def test_a_new_person_joins_the_coclusters_they_fill_enough(fitted):
+    from recsys.model.fold_in import _joined
+
+    fp = fitted[0].profiles_
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        mine = np.sort(rng.choice(fp.n_items, int(rng.integers(1, fp.n_items)), replace=False))
+        got = _joined(fp.like, mine, 0.8)
+        held = np.array([np.isin(fp.like.items.row(c), mine).sum() for c in range(len(fp.like))])
+        sizes = fp.like.items.lengths
+        assert np.array_equal(got, np.flatnonzero((sizes > 0) & (held >= 0.8 * sizes - 1e-9)))

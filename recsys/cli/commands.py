@@ -366,3 +366,24 @@ def demo(
     typer.echo(
         f"\nmodel: {done.model}\nevaluation: {done.evaluation_file} and {done.evaluation_page}\nreport: {done.report}"
     )
+
+
+@app.command()
+@user_errors
+def serve(
+    model_dir: Path = MODEL_DIR,
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on."),
+    workers: int = typer.Option(1, "--workers", help="Worker processes (each loads the model once)."),
+    admin_token: str = typer.Option(
+        None, "--admin-token", envvar="RECSYS_ADMIN_TOKEN",
+        help="Allow POST /admin/reload with 'Authorization: Bearer TOKEN' (without: from loopback only).",
+    ),  # fmt: skip
+    max_body: int = typer.Option(1_000_000, "--max-body", help="Largest request body in bytes (413 above)."),
+    quiet: bool = QUIET,
+) -> None:
+    """Serve MODEL over HTTP: JSON endpoints (OpenAPI schema at /docs) and a page at / where a new
+    person rates a few movies and sees their list with its reasons."""
+    from ..service.run import run
+
+    run(model_dir, host=host, port=port, workers=workers, admin_token=admin_token, max_body=max_body, quiet=quiet)

@@ -108,16 +108,21 @@ class Csr:
         table[self.keys] = np.arange(self.nnz)
         return table
 
+    def positions(self, keys) -> np.ndarray:
+        """The position in ``idx``/``values`` of each entry ``row * n_cols + col`` (-1: not stored)."""
+        q = np.asarray(keys, dtype=np.int64)
+        if self.shape[0] * self.shape[1] <= self.DENSE_CELLS:
+            return self._dense_positions[q]
+        if not self.nnz:
+            return np.full(len(q), -1, dtype=np.int64)
+        j = np.minimum(np.searchsorted(self.keys, q), self.nnz - 1)
+        return np.where(self.keys[j] == q, j, -1)
+
     def lookup(self, rows, cols) -> tuple[np.ndarray, np.ndarray]:
         """Whether each (row, col) is stored, and its value (0 where not; 1 for binary matrices)."""
-        q = np.asarray(rows, dtype=np.int64) * np.int64(self.shape[1]) + np.asarray(cols, dtype=np.int64)
-        if self.shape[0] * self.shape[1] <= self.DENSE_CELLS:
-            j = self._dense_positions[q]
-            found = j >= 0
-        else:
-            keys = self.keys
-            j = np.minimum(np.searchsorted(keys, q), max(len(keys) - 1, 0))
-            found = (keys[j] == q) if len(keys) else np.zeros(len(q), dtype=bool)
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        j = self.positions(rows * np.int64(self.shape[1]) + cols)
+        found = j >= 0
         if self.values is None:
             return found, found.astype(np.float64)
         return found, np.where(found, self.values[j] if self.nnz else 0.0, 0.0)

@@ -19,7 +19,7 @@ from coclust.params import DENSITY_TOLERANCE
 
 from .csr import Csr
 from .neighbours import Neighbours, cocluster_weights, membership_norms, votes
-from .profiles import FittedProfiles
+from .profiles import CoClusters, FittedProfiles
 from .settings import SIDES
 
 REG_USER = 15.0  # the user-bias regularisation of recsys.model.ratings.rating_baseline
@@ -49,19 +49,22 @@ class NewUser:
         residuals = Csr(np.array([0, len(items)]), items, resid, (1, fp.n_items))
         like = ratings > fp.like_threshold
         chosen = {
-            "like": _joined(fp.like.items, items[like], densities["like"]),
-            "dislike": _joined(fp.dislike.items, items[~like], densities["dislike"]),
+            "like": _joined(fp.like, items[like], densities["like"]),
+            "dislike": _joined(fp.dislike, items[~like], densities["dislike"]),
         }
         nbrs = {side: _neighbours(fp.coclusters(side).users, chosen[side], fp.n_users, n_neighbours) for side in SIDES}
         return cls(items, ratings, bias, residuals, items[like], (int(like.sum()), int((~like).sum())), chosen, nbrs)
 
 
-def _joined(cc_items: Csr, mine: np.ndarray, density: float) -> np.ndarray:
-    """The co-clusters (rows of ``cc_items``) with at least ``density`` of their items among ``mine``."""
-    if not len(mine) or not cc_items.n_rows:
+def _joined(cc: CoClusters, mine: np.ndarray, density: float) -> np.ndarray:
+    """The co-clusters with at least ``density`` of their items among ``mine`` (distinct indices)."""
+    if not len(mine) or not len(cc):
         return np.zeros(0, dtype=np.int64)
-    held = np.bincount(cc_items.row_of, weights=np.isin(cc_items.idx, mine), minlength=cc_items.n_rows)
-    sizes = cc_items.lengths
+    # counted from the person's items' co-clusters, not over every co-cluster's items: a person's
+    # few ratings touch a small part of them
+    _, pos = cc.of_item.rows_entries(np.asarray(mine, dtype=np.int64))
+    held = np.bincount(cc.of_item.idx[pos], minlength=len(cc))
+    sizes = cc.items.lengths
     return np.flatnonzero((sizes > 0) & (held >= density * sizes - DENSITY_TOLERANCE))
 
 
@@ -83,8 +86,7 @@ def _neighbours(members: Csr, mine: np.ndarray, n_users: int, k: int) -> Neighbo
 
 def new_user_terms(fp: FittedProfiles, person: NewUser, items: np.ndarray, names, k: int, shrinkage: float) -> dict:
     """The terms ``names`` (:mod:`recsys.model.terms`) of the person and each item of ``items``."""
-    from .item_model import scores, weighted_scores
-    from .terms import VOTE_TERMS, like_share
+    from .terms import VOTE_TERMS, like_share, scores_of
 
     items = np.asarray(items, dtype=np.int64)
     zero = np.zeros(len(items), dtype=np.int64)
@@ -105,10 +107,9 @@ def new_user_terms(fp: FittedProfiles, person: NewUser, items: np.ndarray, names
                 out[name] = votes(fp.neighbours[f"{side}_items"], items, zero, person.residuals, False, k,
                                   shrinkage).value  # fmt: skip
         elif name == "item_model":
-            out[name] = scores(fp.item_weights, person.liked)[items]
+            out[name] = scores_of(fp.item_weights, person.liked, items)
         elif name == "item_residuals":
-            r = person.residuals
-            out[name] = weighted_scores(fp.residual_weights, r.idx, r.values)[items]
+            out[name] = scores_of(fp.residual_weights, person.residuals.idx, items, person.residuals.values)
         else:
             raise ValueError(f"unknown evidence term {name!r}")  # a bug: names come from TERMS
     return out

@@ -45,6 +45,11 @@ class CoClusters:
         """Items × co-clusters."""
         return self.items.transpose()
 
+    @cached_property
+    def of_attribute(self) -> Csr:
+        """Attributes × co-clusters."""
+        return self.attributes.transpose()
+
     def arrays(self, prefix: str) -> dict[str, np.ndarray]:
         return {
             **self.users.arrays(f"{prefix}.users"),
@@ -146,6 +151,20 @@ class FittedProfiles:
         return f"{title} [{self.items[i]}]" if title else f"item {self.items[i]}"
 
     # -- ratings -----------------------------------------------------------------------------
+    def memo(self, name: str, limit: int) -> dict:
+        """A dict for results derived from these (immutable) profiles, emptied when it holds
+        ``limit`` entries: bounded memory, and lookups safe to share between threads."""
+        memos = self.__dict__.setdefault("_memos", {})
+        table = memos.setdefault(name, {})
+        if len(table) >= limit:
+            table.clear()
+        return table
+
+    @cached_property
+    def attribute_counts(self) -> np.ndarray:
+        """How many items carry each attribute."""
+        return np.bincount(self.item_attributes.idx, minlength=len(self.attributes))
+
     @cached_property
     def liked(self) -> Csr:
         """Users × items: the training likes."""
@@ -186,6 +205,27 @@ class FittedProfiles:
 
         return support_of(self.like.items, self.n_items)
 
+    @cached_property
+    def shared_coclusters(self) -> tuple[np.ndarray, np.ndarray]:
+        """For each weight of the item model, in its order: how many like co-clusters hold both of
+        its movies, and the largest of them (most users, the first among equals; -1 for none).
+
+        Explanations name these for every contribution they show; one pass over the co-clusters
+        (largest first, each marking its pairs not yet marked) answers them all, where each
+        explanation would otherwise intersect two movies' thousands of co-clusters."""
+        W = self.item_weights
+        count = np.zeros(W.nnz, dtype=np.int32)
+        largest = np.full(W.nnz, -1, dtype=np.int64)
+        cc, n = self.like, np.int64(self.n_items)
+        for c in np.lexsort((np.arange(len(cc)), -cc.users.lengths)):
+            items = cc.items.row(c)
+            pos = W.positions((items[:, None] * n + items[None, :]).ravel())
+            pos = pos[pos >= 0]  # distinct pairs, so the increments below do not collide
+            count[pos] += 1
+            pos = pos[largest[pos] < 0]
+            largest[pos] = c
+        return count, largest
+
     # -- profiles (the paper's) --------------------------------------------------------------
     def support(self, side: str, u: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The items and attributes of the user's ``side`` co-clusters, with how many hold each:
@@ -194,16 +234,22 @@ class FittedProfiles:
         mine = cc.of_user.row(u)
         out = []
         for part in (cc.items, cc.attributes):
-            which, pos = part.rows_entries(mine)
-            counts = np.bincount(part.idx[pos], minlength=part.shape[1])
+            if part.lengths[mine].sum() * 8 > part.nnz:  # most entries: a mask over them all is cheaper
+                member = np.zeros(part.n_rows, dtype=bool)
+                member[mine] = True
+                counts = np.bincount(part.idx[member[part.row_of]], minlength=part.shape[1])
+            else:
+                _, pos = part.rows_entries(mine)
+                counts = np.bincount(part.idx[pos], minlength=part.shape[1])
             nz = np.flatnonzero(counts)
             out += [nz, counts[nz]]
         return tuple(out)
 
-    def paper_profile(self, u: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def paper_profile(self, u: int, support: dict | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """The paper's like and dislike profiles of user ``u``: per side, ``(items, attributes)`` of
-        the side's co-clusters the user belongs to, minus those in both profiles."""
-        sup = {side: self.support(side, u) for side in SIDES}
+        the side's co-clusters the user belongs to, minus those in both profiles (``support``: the
+        user's :meth:`support` per side, when already computed)."""
+        sup = support or {side: self.support(side, u) for side in SIDES}
         out = {}
         for side, other in (("like", "dislike"), ("dislike", "like")):
             out[side] = (

@@ -445,13 +445,16 @@ class ProfileRecommender(Params):
 
     def _top_items(self, liked: np.ndarray, rated: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """The item model's ``n`` best items (indices, ties by index) for someone who liked
-        ``liked`` and rated ``rated`` (never listed), and every item's score."""
+        ``liked`` and rated ``rated`` (never listed), and every item's score.  The scores come from
+        the likes: someone who liked nothing gets no items (not the first ``n`` of a tie at 0)."""
         from .item_model import scores
 
         fp = self.profiles_
         if fp.item_weights is None:
             raise NotFittedError("this model has no item model (fitted for the paper's rule only); use mode='paper'")
         key = scores(fp.item_weights, liked)
+        if not len(liked):
+            return np.zeros(0, dtype=np.int64), key
         key[rated] = -np.inf
         order = np.lexsort((np.arange(len(key)), -key))
         return order[np.isfinite(key[order])][:n], key

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import RatingsError
+from .csr import Csr
 from .neighbours import votes
 from .profiles import FittedProfiles
 
@@ -116,24 +117,35 @@ def item_model_term(fp: FittedProfiles, u: np.ndarray, i: np.ndarray, residuals:
     """The item model's score of item ``i[t]`` for user ``u[t]``: the sum of the weights from the
     items the user liked in training (:mod:`recsys.model.item_model`); with ``residuals``, the
     residual model's prediction of the user's residual on the item."""
-    from .item_model import scores, weighted_scores
-
     out = np.zeros(len(u))
     if not len(u):
         return out
     order = np.argsort(u, kind="stable")
     us = u[order]
     starts = np.r_[0, np.flatnonzero(us[1:] != us[:-1]) + 1, len(us)]
+    W = fp.residual_weights if residuals else fp.item_weights
     for a, b in zip(starts[:-1], starts[1:], strict=True):
         pairs = order[a:b]
         user = int(us[a])
         if residuals:
-            r = fp.residuals
-            row = weighted_scores(fp.residual_weights, r.row(user), r.row_values(user))
+            out[pairs] = scores_of(W, fp.residuals.row(user), i[pairs], fp.residuals.row_values(user))
         else:
-            row = scores(fp.item_weights, fp.liked.row(user))
-        out[pairs] = row[i[pairs]]
+            out[pairs] = scores_of(W, fp.liked.row(user), i[pairs])
     return out
+
+
+def scores_of(W: Csr, src: np.ndarray, items: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
+    """The item model's scores of ``items`` from the source items ``src`` (each row of ``W`` times
+    its ``values``, or once): :func:`~recsys.model.item_model.scores` at ``items``, the same floats."""
+    from .item_model import scores, weighted_scores
+
+    if 0 < len(items) * len(src) < W.lengths[src].sum():  # a few items asked: their weights only
+        pos = W.positions((src[:, None] * np.int64(W.shape[1]) + items[None, :]).ravel())
+        w = np.where(pos >= 0, W.values[pos], 0.0).reshape(len(src), len(items))
+        # added one source after another, as the full row's bincount does
+        return np.cumsum(w if values is None else w * values[:, None], axis=0)[-1]
+    row = scores(W, src) if values is None else weighted_scores(W, src, values)
+    return row[items]
 
 
 def paper_scores(fp: FittedProfiles, u, i) -> tuple[np.ndarray, np.ndarray]:

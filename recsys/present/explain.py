@@ -74,7 +74,18 @@ def describe_cocluster(fp: FittedProfiles, side: str, c: int, n_examples: int = 
     """A co-cluster as a person reads it: members, example movies (the most liked of its movies
     for a like co-cluster, the most disliked for a dislike one), the attributes its movies share
     (``attributes``, with how many of its movies carry each) and the attribute relations of the
-    co-cluster itself (``liked_attributes``: held by most of its users)."""
+    co-cluster itself (``liked_attributes``: held by most of its users).
+
+    The fitted profiles never change, so descriptions are kept (a list's reasons name the same
+    co-clusters again and again); the dict is a copy, its lists are shared: read them only."""
+    memo = fp.memo("describe_cocluster", limit=20_000)
+    key = (side, int(c), n_examples)
+    if key not in memo:
+        memo[key] = _describe(fp, side, int(c), n_examples)
+    return dict(memo[key])
+
+
+def _describe(fp: FittedProfiles, side: str, c: int, n_examples: int) -> dict:
     cc = fp.coclusters(side)
     users = cc.users.row(c)
     items = cc.items.row(c)
@@ -87,7 +98,7 @@ def describe_cocluster(fp: FittedProfiles, side: str, c: int, n_examples: int = 
         _, pos = fp.item_attributes.rows_entries(items)
         counts_cc = np.bincount(fp.item_attributes.idx[pos], minlength=len(fp.attributes))
         attrs = np.flatnonzero(counts_cc >= min(2, len(items)))
-        overall = np.bincount(fp.item_attributes.idx, minlength=len(fp.attributes))
+        overall = fp.attribute_counts
         attrs = attrs[np.lexsort((attrs, overall[attrs], -counts_cc[attrs]))]
         per_cc = counts_cc[attrs]
     verb = "liked" if side == "like" else "disliked"
@@ -105,10 +116,19 @@ def describe_cocluster(fp: FittedProfiles, side: str, c: int, n_examples: int = 
         "users": int(len(users)),
         "movies": int(len(items)),
         "examples": [{"item": _plain(fp.items[i]), "name": fp.item_name(i)} for i in ex],
-        "attributes": [{"attribute": str(fp.attributes[a]), "movies": int(k)} for a, k in zip(attrs, per_cc)],
-        "liked_attributes": [str(fp.attributes[a]) for a in cc.attributes.row(c)],
+        "attributes": [{"attribute": a, "movies": k} for a, k in zip(fp.attributes[attrs].tolist(), per_cc.tolist())],
+        "liked_attributes": fp.attributes[cc.attributes.row(c)].tolist(),
         "text": text,
     }
+
+
+def member_mask(of, row: int, n: int) -> np.ndarray:
+    """``mask[c]``: co-cluster ``c`` is in row ``row`` of ``of`` (users or items × co-clusters).
+    What two rows share is then ``other[mask[other]]``: a gather, where ``intersect1d`` sorts both
+    rows again for every pair (most of an explanation's time, before)."""
+    mask = np.zeros(n, dtype=bool)
+    mask[of.row(row)] = True
+    return mask
 
 
 # -- the neighbours and co-clusters behind a vote -----------------------------------------------
@@ -129,10 +149,11 @@ def vote_parts(fp: FittedProfiles, name: str, u: int, i: int, k: int, shrinkage:
         anchor, of, sizes = u, cc.of_user, cc.users.lengths
     else:
         anchor, of, sizes = i, cc.of_item, cc.items.lengths
-    mine = of.row(anchor)
+    mine = member_mask(of, anchor, len(cc))
     parts = []
     for v, s, r in zip(neigh.astype(np.int64), sim, val):
-        shared = np.intersect1d(mine, of.row(v), assume_unique=True)
+        theirs = of.row(v)
+        shared = theirs[mine[theirs]]
         best = int(shared[np.lexsort((shared, sizes[shared]))][0]) if len(shared) else None
         parts.append(
             {"neighbour": int(v), "similarity": float(s), "residual": float(r), "share": float(s * r / denom),
@@ -210,9 +231,10 @@ def _split_item_term(line: Line, fp: FittedProfiles, t: str, u: int, i: int, coe
     share = weight[found] * values[found]
     src = items[found]
     order = np.lexsort((src, -np.abs(share)))
+    holds_i = member_mask(fp.like.of_item, i, len(fp.like))
     for k in order[:3]:
         j = int(src[k])
-        both = int(len(np.intersect1d(fp.like.of_item.row(j), fp.like.of_item.row(i), assume_unique=True)))
+        both = int(holds_i[fp.like.of_item.row(j)].sum())
         rating = fp.ratings.lookup([u], [j])[1][0]
         what = "liked" if t == "item_model" else f"rated {rating:g} ({values[found][k]:+.2f} against expectation)"
         line.parts.append({"cocluster": None, "item": _plain(fp.items[j]), "contribution": float(coef * share[k]),
@@ -293,19 +315,21 @@ def _term_detail(fp: FittedProfiles, t: str, u: int, i: int) -> str:
 def profile_matches(fp: FittedProfiles, u: int, i: int) -> dict:
     """The item's attributes (and itself) found in the user's like and dislike profiles, with the
     number of the user's co-clusters holding each (the paper's evidence)."""
-    out = {}
     attrs = fp.item_attributes.row(i)
-    profile = fp.paper_profile(u)
+    # the user's co-clusters holding the movie and each of its attributes, per side: only what the
+    # profiles (everything the user's co-clusters hold) would say about this movie
+    support = {}
     for side in ("like", "dislike"):
-        p_items, p_attrs = profile[side]
-        s_items, s_isup, s_attrs, s_asup = fp.support(side, u)
-        rows = []
-        if np.isin(i, p_items):
-            j = np.searchsorted(s_items, i)
-            rows.append({"attribute": f"this movie ({fp.item_name(i)})", "coclusters": int(s_isup[j])})
-        for a in attrs[np.isin(attrs, p_attrs)]:
-            j = np.searchsorted(s_attrs, a)
-            rows.append({"attribute": str(fp.attributes[a]), "coclusters": int(s_asup[j])})
+        cc = fp.coclusters(side)
+        mine = member_mask(cc.of_user, u, len(cc))
+        held = [cc.of_item.row(i)] + [cc.of_attribute.row(a) for a in attrs]
+        support[side] = [int(mine[rows].sum()) for rows in held]
+    out = {}
+    for side, other in (("like", "dislike"), ("dislike", "like")):
+        names = [f"this movie ({fp.item_name(i)})"] + [str(a) for a in fp.attributes[attrs]]
+        # in the profile: held on this side and not on the other (the paper removes the intersection)
+        rows = [{"attribute": name, "coclusters": k}
+                for name, k, o in zip(names, support[side], support[other]) if k > 0 and o == 0]  # fmt: skip
         rows.sort(key=lambda r: -r["coclusters"])
         out[side] = rows
     return out
@@ -332,18 +356,19 @@ def _contributions(fp: FittedProfiles, liked: np.ndarray, i: int, shown: int = 3
     """The liked movies' weights on item ``i``: the ``shown`` largest, each with the largest like
     co-cluster holding both movies, and the rest summed."""
     W = fp.item_weights
-    found, weight = W.lookup(np.asarray(liked, dtype=np.int64), np.full(len(liked), i))
-    src, weight = np.asarray(liked)[found], weight[found]
+    liked = np.asarray(liked, dtype=np.int64)
+    pos = W.positions(liked * np.int64(W.shape[1]) + i)
+    found = pos >= 0
+    src, pos = liked[found], pos[found]
+    weight = W.values[pos]
     order = np.lexsort((src, -weight))
+    counts, largest = fp.shared_coclusters
     named = []
     for k in order[:shown]:
-        j = int(src[k])
-        both = np.intersect1d(fp.like.of_item.row(j), fp.like.of_item.row(i), assume_unique=True)
-        pairs = int(len(both))
+        j, pairs, c = int(src[k]), int(counts[pos[k]]), int(largest[pos[k]])
         entry = {"item": _plain(fp.items[j]), "name": fp.item_name(j), "weight": float(weight[k]), "coclusters": pairs}
         text = f"you liked {fp.item_name(j)} ({weight[k]:+.3f})"
         if pairs:
-            c = int(both[np.lexsort((both, -fp.like.users.lengths[both]))][0])
             d = describe_cocluster(fp, "like", c)
             entry["cocluster"] = {"id": d["id"], "users": d["users"], "text": d["text"]}
             more = d["movies"] - len(d["examples"])
@@ -379,10 +404,11 @@ def explain_profile(fp: FittedProfiles, u: int, top_coclusters: int = 5) -> dict
         "like_coclusters": int(fp.like.of_user.lengths[u]),
         "dislike_coclusters": int(fp.dislike.of_user.lengths[u]),
     }
-    profile = fp.paper_profile(u)
+    support = {side: fp.support(side, u) for side in ("like", "dislike")}
+    profile = fp.paper_profile(u, support)
     for side in ("like", "dislike"):
         p_items, p_attrs = profile[side]
-        s_items, s_isup, s_attrs, s_asup = fp.support(side, u)
+        s_items, s_isup, s_attrs, s_asup = support[side]
         groups: dict[str, list] = {}
         for a in p_attrs:
             kind, _, value = str(fp.attributes[a]).partition(":")

@@ -36,13 +36,13 @@ def read_users(path: str | Path) -> list[str]:
 
 def list_rows(users: list[str], lists: list) -> list[dict]:
     """One row per listed movie, ``user, rank, item, score``; one row with a ``reason`` for a user
-    without a list (``None``: not in the model; empty: every movie rated already)."""
+    without a list (``None``: not in the model; empty: no liked movie to score from, or every movie rated)."""
     rows = []
     for user, items in zip(users, lists, strict=True):
         if items is None:
             rows.append({"user": user, "reason": "unknown user"})
         elif not items:
-            rows.append({"user": user, "reason": "nothing left to recommend"})
+            rows.append({"user": user, "reason": "nothing to recommend"})
         else:
             rows += [{"user": user, "rank": r, "item": i, "score": s} for r, (i, s) in enumerate(items, 1)]
     return rows

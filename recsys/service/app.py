@@ -1,0 +1,300 @@
+"""The HTTP API and page of ``recsys serve``: a FastAPI application around one loaded model.
+
+FastAPI because the requests' shapes are declared once (pydantic) and give both the checks — a
+wrong type, a missing field or malformed JSON is a 422 naming the field — and the OpenAPI schema
+at ``/openapi.json``; uvicorn serves it.  The model is loaded once per worker process and only
+read; the routes are plain functions, run in the server's thread pool.
+
+Errors are JSON ``{"detail": …}``: 404 for an unknown user or item (naming it), 422 for a bad
+value (naming the field), 413 for a body over ``max_body`` bytes, 403 for a reload not allowed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import math
+from dataclasses import dataclass
+from typing import Annotated
+
+import anyio
+import numpy as np
+from fastapi import FastAPI, Header, Query, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr
+
+from .. import __version__
+from ..errors import ModelFileError, ParameterError, UnknownIdError
+from .limits import BodyLimit
+from .slot import ModelSlot, Served
+
+MAX_N = 100  # longest list one request may ask for
+MAX_RATINGS = 2_000  # ratings in one new person's request
+LOOPBACK = ("127.0.0.1", "::1")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How one server runs (the same in every worker process)."""
+
+    model: str
+    control: str  # the workers' shared reload file (see recsys.service.slot)
+    admin_token: str | None = None
+    max_body: int = 1_000_000
+    threads: int = 2  # requests computed at once in one worker
+
+
+class Json(JSONResponse):
+    """JSON of plain Python values, written at once: the routes build their answers from the
+    library's plain dicts, so FastAPI's own conversion pass (``jsonable_encoder``, a fifth of a
+    list's time) is skipped; a non-finite number (an uncovered score) is written ``null``."""
+
+    def render(self, content) -> bytes:
+        try:
+            return json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+        except ValueError:
+            return json.dumps(_finite(content), ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _finite(v):
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v
+
+
+class Rating(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    item: StrictStr | StrictInt = Field(description="An item id of the model (see GET /items).")
+    rating: StrictFloat | StrictInt = Field(description="On the training ratings' scale (see GET /health).")
+
+
+class NewPerson(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ratings: list[Rating] = Field(min_length=1, max_length=MAX_RATINGS)
+    n: int = Field(10, ge=1, le=MAX_N, strict=True)
+
+
+class Reload(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str = Field(min_length=1, description="A model directory written by `recsys train`.")
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """The application serving ``settings.model``."""
+    slot = ModelSlot(settings.model, settings.control)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        # The routes hold the GIL nearly all the time: more threads than cores only interleave them
+        # (every request slower, none sooner).  Requests beyond these wait their turn, in order.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
+        yield
+
+    # The answers are computed on the event loop (``async def`` routes that never await): a
+    # worker computes one at a time, in arrival order, with no hand-over of the GIL between the
+    # loop and a thread pool — which, measured, cost a third of the throughput and most of the
+    # tail.  Reloads and report pages, which take longer, run in the thread pool.
+    app = FastAPI(
+        lifespan=lifespan,
+        title="recsys",
+        version=__version__,
+        default_response_class=Json,
+        description="Explainable movie recommendations from co-clusters (HBLCoClust): lists with their reasons, "
+        "like/dislike predictions with the terms of their score, and lists for people the model has never seen.",
+    )
+    app.add_middleware(BodyLimit, max_body=settings.max_body)
+    app.state.slot = slot
+    _errors(app)
+
+    @app.get("/health", tags=["service"])
+    async def health() -> dict:
+        """The model answering (id, commit of the code that trained it, data) and its counts."""
+        return Json(slot.current().health())
+
+    @app.get("/items", tags=["items"])
+    async def items(q: Annotated[str, Query(max_length=200)] = "", limit: Annotated[int, Query(ge=1, le=MAX_N)] = 20):
+        """Items whose title (or id) contains ``q`` (any case), the most rated first."""
+        return Json(_search(slot.current(), q, limit))
+
+    @app.get("/users/{user}/recommendations", tags=["users"])
+    async def recommendations(user: str, n: Annotated[int, Query(ge=1, le=MAX_N)] = 10) -> dict:
+        """The user's ``n`` best unrated items, each with the contributions that make its score."""
+        served = slot.current()
+        return Json({"user": _known_user(served, user), "model": served.model_id,
+                     "recommendations": served.model.recommend(user, n)})  # fmt: skip
+
+    @app.get("/users/{user}/items/{item}", tags=["users"])
+    async def prediction(user: str, item: str) -> dict:
+        """Like-probability, verdict and the terms of the score of one (user, item)."""
+        served = slot.current()
+        fp, explained = served.model.profiles_, served.model.predict(user, item, unknown="raise").to_dict()
+        ids = {"user": _known_user(served, user), "item": fp.items[served.model.item_index(item)].item()}
+        return Json({"model": served.model_id, **explained, **ids})
+
+    @app.get("/users/{user}/profile", tags=["users"])
+    async def profile(user: str, limit: Annotated[int, Query(ge=1, le=10_000)] = 50) -> dict:
+        """The user's like and dislike profiles and strongest co-clusters: the ``limit`` best
+        supported values of each attribute kind and movies of each side, and how many there are
+        in all (``counts``)."""
+        served = slot.current()
+        return Json({"model": served.model_id, **_limited(served.model.explain(user), limit)})
+
+    @app.post("/recommendations", tags=["new people"])
+    async def new_person(person: NewPerson) -> dict:
+        """The list of a person the model has never seen, from their ratings (no refit); rated
+        items are never listed; items the model does not know are returned in ``ignored``."""
+        served = slot.current()
+        ratings = _checked_ratings(served, person)
+        fp = served.model.profiles_
+        known = fp.item_index(list(ratings))
+        ignored = [item for item, k in zip(ratings, known) if k < 0]
+        if len(ignored) == len(ratings):
+            raise _invalid(("body", "ratings"), "none of the rated items is in the model (see GET /items)")
+        return Json({"model": served.model_id, "ignored": ignored,
+                     "recommendations": served.model.recommend_for(ratings, person.n)})  # fmt: skip
+
+    @app.post("/admin/reload", tags=["service"])
+    def reload(body: Reload, request: Request, authorization: Annotated[str | None, Header()] = None) -> dict:
+        """Load another model directory and answer with it; requests in flight finish on the old
+        one, and a broken directory is refused (422) with the old model kept.  Allowed from the
+        loopback address, or — when the server has an admin token — with ``Authorization: Bearer TOKEN``."""
+        _check_admin(settings, request, authorization)
+        try:
+            served = slot.reload(body.path)
+        except ModelFileError as exc:
+            raise _invalid(("body", "path"), f"{exc}; still serving model {slot.current().model_id}") from None
+        return Json(served.health())
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def page() -> str:
+        from ..present.html import environment
+
+        served = slot.current()
+        lo, hi = _scale(served)
+        return environment().get_template("service.html.j2").render(
+            version=__version__, model_id=served.model_id, n_items=int(served.model.profiles_.n_items),
+            low=lo, high=hi, max_n=MAX_N,
+        )  # fmt: skip
+
+    @app.get("/users/{user}/report", response_class=HTMLResponse, tags=["users"])
+    def report(user: str) -> str:
+        """The user's HTML report (profile, co-clusters, list with reasons, evidence chart)."""
+        from ..present.report import render_user
+
+        served = slot.current()
+        return render_user(served.model, user, model_path=served.path)
+
+    return app
+
+
+def _errors(app: FastAPI) -> None:
+    @app.exception_handler(UnknownIdError)
+    def unknown(request: Request, exc: UnknownIdError):
+        return Json({"detail": str(exc)}, status_code=404)
+
+    @app.exception_handler(ParameterError)
+    def parameter(request: Request, exc: ParameterError):
+        return Json({"detail": str(exc)}, status_code=422)
+
+    @app.exception_handler(Forbidden)
+    def forbidden(request: Request, exc: Forbidden):
+        return Json({"detail": str(exc)}, status_code=403)
+
+    @app.exception_handler(RequestValidationError)
+    def invalid(request: Request, exc: RequestValidationError):
+        # FastAPI's shape, without echoing the input back (it may be large, and is the client's own)
+        detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+                  for e in exc.errors()]  # fmt: skip
+        return Json({"detail": jsonable_encoder(detail)}, status_code=422)
+
+
+class Forbidden(Exception):
+    """A request not allowed to do what it asks."""
+
+
+def _invalid(loc: tuple, message: str) -> RequestValidationError:
+    return RequestValidationError([{"loc": loc, "msg": message, "type": "value_error"}])
+
+
+def _known_user(served: Served, user: str):
+    return served.model.profiles_.users[served.model.user_index(user)].item()
+
+
+def _limited(profile: dict, limit: int) -> dict:
+    """A profile (:func:`recsys.present.explain.explain_profile`) with at most ``limit`` values per
+    attribute kind and movies per side (the best supported first), and the full counts."""
+    out, counts = dict(profile), {}
+    for side in ("like", "dislike"):
+        kinds = profile[side]
+        counts[side] = {kind: len(values) for kind, values in kinds.items()}
+        counts[side]["movies"] = len(profile[f"{side}_movies"])
+        out[side] = {kind: values[:limit] for kind, values in kinds.items()}
+        out[f"{side}_movies"] = profile[f"{side}_movies"][:limit]
+    out["counts"] = counts
+    return out
+
+
+def _scale(served: Served) -> tuple[float, float]:
+    values = served.model.profiles_.ratings.values
+    return float(values.min()), float(values.max())
+
+
+def _checked_ratings(served: Served, person: NewPerson) -> dict:
+    """``{item: rating}`` of a request, each rating finite and on the model's scale, no item twice."""
+    lo, hi = _scale(served)
+    out, first = {}, {}
+    for k, r in enumerate(person.ratings):
+        value = float(r.rating)
+        if not math.isfinite(value) or not lo <= value <= hi:
+            raise _invalid(
+                ("body", "ratings", k, "rating"), f"rating must be between {lo:g} and {hi:g}, got {r.rating!r}"
+            )
+        key = str(r.item)
+        if key in first:
+            raise _invalid(
+                ("body", "ratings", k, "item"), f"item {r.item!r} is rated twice (ratings {first[key]} and {k})"
+            )
+        first[key] = k
+        out[r.item] = value
+    return out
+
+
+def _search(served: Served, q: str, limit: int) -> dict:
+    fp = served.model.profiles_
+    needle = q.strip().lower()
+    hits = np.array([i for i, t in enumerate(served.titles_lower) if needle in t], dtype=np.int64)
+    hits = hits[np.lexsort((hits, -served.popularity[hits]))][:limit]
+    return {
+        "query": q,
+        "items": [
+            {"item": fp.items[i].item(), "name": fp.item_name(int(i)), "ratings": int(served.popularity[i])}
+            for i in hits
+        ],  # fmt: skip
+    }
+
+
+def _check_admin(settings: Settings, request: Request, authorization: str | None) -> None:
+    if settings.admin_token:
+        given = (authorization or "").removeprefix("Bearer ").strip()
+        if not hmac.compare_digest(given.encode(), settings.admin_token.encode()):
+            raise Forbidden("reloading needs the admin token: Authorization: Bearer TOKEN")
+        return
+    host = request.client.host if request.client else None
+    if host not in LOOPBACK:
+        raise Forbidden(f"reloading is allowed from the loopback address only (this request came from {host})")
+
+
+def from_environment() -> FastAPI:
+    """The app of the settings in ``RECSYS_SERVE`` (JSON): how each of several uvicorn worker
+    processes builds its own."""
+    import json
+    import os
+
+    return create_app(Settings(**json.loads(os.environ["RECSYS_SERVE"])))

@@ -1,0 +1,80 @@
+"""The page of ``recsys serve`` clicked through in real headless Chromium (Playwright driving
+Debian's ``chromium`` through ``executable_path``): search, rate five movies, get ten
+recommendations without the rated ones, each with its reasons; hostile titles stay text; the page
+asks nothing of any other address."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from test_service import HOSTILE, Server, train_demo
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    if os.environ.get("RECSYS_REQUIRE_BROWSER"):
+        raise RuntimeError("RECSYS_REQUIRE_BROWSER is set but no chromium is installed")
+    pytest.skip("headless Chromium is not installed (apt-get install -y chromium)", allow_module_level=True)
+playwright = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    s = Server(train_demo(tmp_path_factory.mktemp("page") / "model"))
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+def test_a_new_person_rates_five_movies_and_gets_ten(server, browser):
+    page = browser.new_page()
+    asked = []
+    page.on("request", lambda r: asked.append(r.url))
+    page.goto(server.url + "/")
+    rated = []
+    for query in ("garden", "station", "mirror", "the", "the"):
+        page.fill("#search", query)
+        page.wait_for_selector("#results li[data-item]")
+        rows = page.locator("#results li[data-item]")
+        row = next(rows.nth(k) for k in range(rows.count()) if rows.nth(k).get_attribute("data-item") not in rated)
+        rated.append(row.get_attribute("data-item"))
+        row.locator("button[data-rating='5']").click()
+        page.wait_for_function(f"document.querySelectorAll('#rated li').length === {len(rated)}")
+    page.wait_for_function("document.querySelectorAll('#recommendations > li').length === 10")
+    page.wait_for_function("document.querySelector('#rated-count').textContent === '5'")
+    listed = page.eval_on_selector_all("#recommendations > li", "els => els.map(e => e.dataset.item)")
+    assert len(listed) == 10 and not set(listed) & set(rated)
+    reasons = page.locator("#recommendations").inner_text()
+    assert reasons.count("you liked") >= 10 and "people who liked both are in [L" in reasons
+    assert page.locator("#status").inner_text() == ""
+    assert all(u.startswith(server.url) for u in asked), asked
+
+
+def test_hostile_titles_are_shown_as_text(server, browser):
+    page = browser.new_page()
+    page.goto(server.url + "/")
+    page.fill("#search", "<script>")
+    page.wait_for_selector("#results li[data-item]")
+    assert HOSTILE in page.locator("#results").inner_text()
+    page.locator("#results button[data-rating='5']").first.click()
+    page.wait_for_selector("#recommendations > li")
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator("#results img").count() == 0
+
+
+def test_a_known_users_report_opens(server, browser):
+    page = browser.new_page()
+    page.goto(server.url + "/")
+    page.fill("#user", "5")
+    page.click("#known button")
+    page.wait_for_url("**/users/5/report")
+    assert "User 5" in page.locator("h1").inner_text()
+    assert page.locator("#recommendations").inner_text().count("you liked") >= 5
