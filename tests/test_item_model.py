@@ -124,6 +124,15 @@ def test_the_model_directory_keeps_the_item_model(fitted, tmp_path):
     assert loaded.recommend(0, n=5) == model.recommend(0, n=5)
     assert loaded.recommend_for({0: 5, 2: 5, 1: 1}, n=5) == model.recommend_for({0: 5, 2: 5, 1: 1}, n=5)
     assert sp.issparse(loaded.profiles_.item_weights.to_scipy())
+    # the explanations' pair table is stored, not recomputed, and checked at load
+    assert "shared_coclusters" in loaded.profiles_.__dict__
+    for mine, theirs in zip(loaded.profiles_.shared_coclusters, model.profiles_.shared_coclusters, strict=True):
+        assert np.array_equal(mine, theirs)
+    arrays = dict(np.load(tmp_path / "m" / "arrays.npz"))
+    arrays["shared_coclusters.largest"][0] = len(model.profiles_.like)
+    np.savez(tmp_path / "m" / "arrays.npz", **arrays)
+    with pytest.raises(store.ModelFileError, match="shared_coclusters names co-cluster"):
+        store.load(tmp_path / "m")
 
 
 def test_item_terms_enter_the_score_and_their_ablation(fitted):

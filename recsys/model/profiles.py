@@ -290,6 +290,9 @@ class FittedProfiles:
             out.update(nb.arrays(f"neighbours.{name}"))
         if self.item_weights is not None:
             out.update(self.item_weights.arrays("item_weights"))
+            # kept with the model: a server loading it answers at once, without this one pass over
+            # the co-clusters competing with the requests it serves
+            out["shared_coclusters.count"], out["shared_coclusters.largest"] = self.shared_coclusters
         if self.residual_weights is not None:
             out.update(self.residual_weights.arrays("residual_weights"))
         return out
@@ -321,6 +324,10 @@ class FittedProfiles:
             item_weights=Csr.from_arrays(a, "item_weights") if "item_weights.ptr" in a else None,
             residual_weights=Csr.from_arrays(a, "residual_weights") if "residual_weights.ptr" in a else None,
         )
+        if "shared_coclusters.count" in a:
+            pair = (np.asarray(a["shared_coclusters.count"], dtype=np.int32),
+                    np.asarray(a["shared_coclusters.largest"], dtype=np.int64))  # fmt: skip
+            fp.__dict__["shared_coclusters"] = pair  # the cached property, as stored
         fp.check()
         return fp
 
@@ -336,6 +343,12 @@ class FittedProfiles:
         }
         if self.item_weights is not None:
             shapes["item_weights"] = (self.item_weights.shape, (ni, ni))
+            if "shared_coclusters" in self.__dict__:
+                count, largest = self.shared_coclusters
+                nnz = self.item_weights.nnz
+                shapes["shared_coclusters"] = ((len(count), len(largest)), (nnz, nnz))
+                if len(largest) and largest.max() >= len(self.like):
+                    raise ValueError(f"shared_coclusters names co-cluster {largest.max()} of {len(self.like)}")
         for side in SIDES:
             cc = self.coclusters(side)
             k = len(cc)
