@@ -1,6 +1,9 @@
 """The co-cluster item model: weights only on co-clustered pairs, lists whose reasons add up to
 their scores, new people folded in without refitting, and the support controls."""
 
+import copy
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -245,3 +248,23 @@ def test_a_new_person_joins_the_coclusters_they_fill_enough(fitted):
         held = np.array([np.isin(fp.like.items.row(c), mine).sum() for c in range(len(fp.like))])
         sizes = fp.like.items.lengths
         assert np.array_equal(got, np.flatnonzero((sizes > 0) & (held >= 0.8 * sizes - 1e-9)))
+
+
+def test_top_items_are_the_sorted_scores_ties_by_index(fitted):
+    from recsys.model.item_model import scores
+
+    model = copy.copy(fitted[0])
+    fp = model.profiles_ = dataclasses.replace(  # weights rounded: many equal scores
+        fitted[0].profiles_, item_weights=fitted[0].profiles_.item_weights.with_values(
+            np.round(fitted[0].profiles_.item_weights.values, 2)))  # fmt: skip
+    ties_at_the_cut = 0
+    for u in range(fp.n_users):
+        liked, rated = fp.liked.row(u), fp.ratings.row(u)
+        key = scores(fp.item_weights, liked)
+        want = np.lexsort((np.arange(fp.n_items), -key))
+        want = want[~np.isin(want, rated)]
+        for n in (1, 3, 10, 10_000):
+            got, _ = model._top_items(liked, rated, n)
+            assert np.array_equal(got, want[:n])
+            ties_at_the_cut += n < len(want) and key[want[n - 1]] == key[want[n]]
+    assert ties_at_the_cut > 0  # the case that needs care was met

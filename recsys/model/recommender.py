@@ -456,8 +456,10 @@ class ProfileRecommender(Params):
         if not len(liked):
             return np.zeros(0, dtype=np.int64), key
         key[rated] = -np.inf
-        order = np.lexsort((np.arange(len(key)), -key))
-        return order[np.isfinite(key[order])][:n], key
+        cand = np.flatnonzero(np.isfinite(key))
+        if n < len(cand):  # only the items scoring at least the n-th best (ties kept) need sorting
+            cand = cand[key[cand] >= np.partition(key[cand], len(cand) - n)[len(cand) - n]]
+        return cand[np.lexsort((cand, -key[cand]))][:n], key
 
     def _item_list(self, liked: np.ndarray, rated: np.ndarray, n: int, probability) -> list[dict]:
         from ..present.explain import explain_item_list

@@ -409,21 +409,17 @@ def explain_profile(fp: FittedProfiles, u: int, top_coclusters: int = 5) -> dict
     for side in ("like", "dislike"):
         p_items, p_attrs = profile[side]
         s_items, s_isup, s_attrs, s_asup = support[side]
+        # the supports looked up at once (a heavy user's profile holds thousands of attributes)
+        attr_sup = s_asup[np.searchsorted(s_attrs, p_attrs)].tolist()
         groups: dict[str, list] = {}
-        for a in p_attrs:
-            kind, _, value = str(fp.attributes[a]).partition(":")
-            sup = int(s_asup[np.searchsorted(s_attrs, a)])
+        for name, sup in zip(fp.attributes[p_attrs].tolist(), attr_sup):
+            kind, _, value = name.partition(":")
             groups.setdefault(kind, []).append({"value": value, "coclusters": sup})
         for values in groups.values():
             values.sort(key=lambda v: (-v["coclusters"], v["value"]))
-        movies = [
-            {
-                "item": _plain(fp.items[i]),
-                "name": fp.item_name(i),
-                "coclusters": int(s_isup[np.searchsorted(s_items, i)]),
-            }
-            for i in p_items
-        ]
+        item_sup = s_isup[np.searchsorted(s_items, p_items)].tolist()
+        movies = [{"item": item, "name": fp.item_name(i), "coclusters": sup}
+                  for i, item, sup in zip(p_items.tolist(), fp.items[p_items].tolist(), item_sup)]  # fmt: skip
         movies.sort(key=lambda m: (-m["coclusters"], m["name"]))
         cc = fp.coclusters(side)
         mine = cc.of_user.row(u)
