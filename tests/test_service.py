@@ -229,6 +229,16 @@ def test_a_body_over_the_limit_is_413(server, model):
     assert server.get("/health").ok
 
 
+def test_kept_alive_connections_are_recycled(models):
+    server = Server(models["a"], "--requests-per-connection", "5")
+    try:
+        with requests.Session() as http:  # one connection, reopened after every fifth answer
+            closing = [http.get(server.url + "/health", timeout=30).headers.get("connection") for _ in range(12)]
+        assert closing == [None] * 4 + ["close"] + [None] * 4 + ["close", None, None]
+    finally:
+        server.stop()
+
+
 def test_openapi_schema_lists_the_endpoints(server):
     paths = server.get("/openapi.json").json()["paths"]
     assert {"/health", "/items", "/users/{user}/recommendations", "/users/{user}/items/{item}", "/recommendations",

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, Stric
 
 from .. import __version__
 from ..errors import ModelFileError, ParameterError, UnknownIdError
+from .connections import RecycleConnections
 from .limits import BodyLimit
 from .slot import ModelSlot, Served
 
@@ -44,7 +45,8 @@ class Settings:
     control: str  # the workers' shared reload file (see recsys.service.slot)
     admin_token: str | None = None
     max_body: int = 1_000_000
-    threads: int = 2  # requests computed at once in one worker
+    threads: int = 2  # reloads and reports computed at once in one worker
+    requests_per_connection: int | None = None  # close a kept-alive connection after this many answers
 
 
 class Json(JSONResponse):
@@ -92,8 +94,8 @@ def create_app(settings: Settings) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
-        # The routes hold the GIL nearly all the time: more threads than cores only interleave them
-        # (every request slower, none sooner).  Requests beyond these wait their turn, in order.
+        # Only reloads and report pages run in threads; they hold the GIL nearly all the time, so
+        # more threads than cores would only interleave them.
         anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
         yield
 
@@ -110,6 +112,8 @@ def create_app(settings: Settings) -> FastAPI:
         "like/dislike predictions with the terms of their score, and lists for people the model has never seen.",
     )
     app.add_middleware(BodyLimit, max_body=settings.max_body)
+    if settings.requests_per_connection:
+        app.add_middleware(RecycleConnections, max_requests=settings.requests_per_connection)
     app.state.slot = slot
     _errors(app)
 

@@ -14,7 +14,8 @@ from ..errors import ParameterError
 
 
 def run(model_dir: str | Path, *, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
-        admin_token: str | None = None, max_body: int = 1_000_000, quiet: bool = False) -> None:  # fmt: skip
+        admin_token: str | None = None, max_body: int = 1_000_000, requests_per_connection: int = 100,
+        quiet: bool = False) -> None:  # fmt: skip
     """Serve ``model_dir`` until interrupted (see :mod:`recsys.service.app`)."""
     try:
         import fastapi  # noqa: F401
@@ -29,12 +30,15 @@ def run(model_dir: str | Path, *, host: str = "127.0.0.1", port: int = 8000, wor
         raise ParameterError(f"--workers must be at least 1, got {workers}")
     if max_body < 1_000:
         raise ParameterError(f"--max-body must be at least 1000 bytes, got {max_body}")
+    if requests_per_connection < 0:
+        raise ParameterError(f"--requests-per-connection must be 0 (never) or more, got {requests_per_connection}")
     if not 0 <= port <= 65535:
         raise ParameterError(f"--port must be between 0 and 65535, got {port}")
     Served.load(model_dir, 0)  # a broken model is one error line, before anything listens
     _check_free(host, port)
     control_dir = tempfile.mkdtemp(prefix="recsys-serve-")
-    settings = Settings(str(Path(model_dir).resolve()), os.path.join(control_dir, "model.json"), admin_token, max_body)
+    settings = Settings(str(Path(model_dir).resolve()), os.path.join(control_dir, "model.json"), admin_token, max_body,
+                        requests_per_connection=requests_per_connection or None)  # fmt: skip
     log = "warning" if quiet else "info"
     try:
         if workers == 1:
