@@ -387,6 +387,28 @@ def test_every_worker_follows_a_reload(models):
         server.stop()
 
 
+def test_a_worker_still_loading_catches_up_with_a_reload(models, tmp_path, monkeypatch):
+    """A reload published while another worker loads its first model is not missed by it."""
+    from recsys.service import slot as slots
+
+    control = tmp_path / "control.json"
+    first = slots.ModelSlot(models["a"], control)
+    load = slots.Served.load
+
+    def load_while_the_other_reloads(path, generation):
+        if generation == 0 and not hasattr(load_while_the_other_reloads, "done"):
+            load_while_the_other_reloads.done = True
+            first.reload(models["b"])  # published while the second worker is loading
+        return load(path, generation)
+
+    monkeypatch.setattr(slots.Served, "load", staticmethod(load_while_the_other_reloads))
+    second = slots.ModelSlot(models["a"], control)
+    deadline = time.monotonic() + 30
+    while second.current().generation != 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert second.current().generation == 1 and second.current().path == str(models["b"].resolve())
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "recsys.cli", *args], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "COLUMNS": "200"})  # fmt: skip

@@ -105,8 +105,11 @@ class ModelSlot:
         if state is None:  # the first worker to start publishes the initial model
             state = {"path": str(Path(path).resolve()), "generation": 0}
             _write_control(self.control, state)
-        self._served = Served.load(state["path"], state["generation"])
+        # the stamp of the state read, taken before loading: a reload published by another worker
+        # while this one loads shows as a change at the first request, and is caught up with then
         self._seen = self._stamp()
+        state = _read_control(self.control) or state
+        self._served = Served.load(state["path"], state["generation"])
 
     def current(self) -> Served:
         """The model to answer one request with.  When another worker has published a reload, the
