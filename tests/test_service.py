@@ -239,6 +239,13 @@ def test_kept_alive_connections_are_recycled(models):
         server.stop()
 
 
+def test_answers_are_plain_json_with_null_for_non_finite_numbers():
+    from recsys.service.app import Json
+
+    body = Json({"score": float("nan"), "n": np.int64(3), "title": "Amélie", "x": [np.float64(0.5)]}).body
+    assert json.loads(body) == {"score": None, "n": 3, "title": "Amélie", "x": [0.5]}
+
+
 def test_openapi_schema_lists_the_endpoints(server):
     paths = server.get("/openapi.json").json()["paths"]
     assert {"/health", "/items", "/users/{user}/recommendations", "/users/{user}/items/{item}", "/recommendations",

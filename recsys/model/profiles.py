@@ -147,8 +147,13 @@ class FittedProfiles:
 
     def item_name(self, i: int) -> str:
         """``Title (year) [id]``, or ``item <id>`` when no title is known."""
-        title = str(self.item_titles[i]) if len(self.item_titles) else ""
-        return f"{title} [{self.items[i]}]" if title else f"item {self.items[i]}"
+        return self.item_names[i]
+
+    @cached_property
+    def item_names(self) -> list[str]:
+        """:meth:`item_name` of every item (explanations name movies by the thousand)."""
+        titles = self.item_titles.tolist() if len(self.item_titles) else [""] * self.n_items
+        return [f"{t} [{i}]" if t else f"item {i}" for t, i in zip(titles, self.items.tolist())]
 
     # -- ratings -----------------------------------------------------------------------------
     def memo(self, name: str, limit: int) -> dict:
