@@ -324,9 +324,9 @@ def profile_matches(fp: FittedProfiles, u: int, i: int) -> dict:
         mine = member_mask(cc.of_user, u, len(cc))
         held = [cc.of_item.row(i)] + [cc.of_attribute.row(a) for a in attrs]
         support[side] = [int(mine[rows].sum()) for rows in held]
+    names = [f"this movie ({fp.item_name(i)})"] + fp.attributes[attrs].tolist()
     out = {}
     for side, other in (("like", "dislike"), ("dislike", "like")):
-        names = [f"this movie ({fp.item_name(i)})"] + [str(a) for a in fp.attributes[attrs]]
         # in the profile: held on this side and not on the other (the paper removes the intersection)
         rows = [{"attribute": name, "coclusters": k}
                 for name, k, o in zip(names, support[side], support[other]) if k > 0 and o == 0]  # fmt: skip

@@ -34,15 +34,17 @@ def run(model_dir: str | Path, *, host: str = "127.0.0.1", port: int = 8000, wor
         raise ParameterError(f"--requests-per-connection must be 0 (never) or more, got {requests_per_connection}")
     if not 0 <= port <= 65535:
         raise ParameterError(f"--port must be between 0 and 65535, got {port}")
-    Served.load(model_dir, 0)  # a broken model is one error line, before anything listens
-    _check_free(host, port)
     control_dir = tempfile.mkdtemp(prefix="recsys-serve-")
     settings = Settings(str(Path(model_dir).resolve()), os.path.join(control_dir, "model.json"), admin_token, max_body,
                         requests_per_connection=requests_per_connection or None)  # fmt: skip
     log = "warning" if quiet else "info"
     try:
+        # a broken model is one error line, before anything listens: one worker loads it here for
+        # good; several load their own, so it is only checked here
+        app = create_app(settings) if workers == 1 else Served.load(model_dir, 0)
+        _check_free(host, port)
         if workers == 1:
-            uvicorn.run(create_app(settings), host=host, port=port, log_level=log)
+            uvicorn.run(app, host=host, port=port, log_level=log)
         else:  # each worker process builds its own app from the same settings
             os.environ["RECSYS_SERVE"] = json.dumps(asdict(settings))
             uvicorn.run("recsys.service.app:from_environment", factory=True, host=host, port=port, workers=workers,
