@@ -342,43 +342,61 @@ def explain_item_list(fp: FittedProfiles, liked: np.ndarray, top: np.ndarray, sc
     of the movies the person liked: every contribution ``W[liked, item]``, the three largest
     named with the co-clusters holding both movies; they add up to the score."""
     out = []
-    for rank, (i, key, p) in enumerate(zip(top, score, probability, strict=True), start=1):
-        parts = _contributions(fp, liked, int(i))
+    parts = _contributions(fp, liked, np.asarray(top, dtype=np.int64))
+    for rank, (i, key, p, part) in enumerate(zip(top, score, probability, parts, strict=True), start=1):
         out.append({
             "rank": rank, "item": _plain(fp.items[i]), "name": fp.item_name(int(i)), "score": float(key),
-            "like_probability": None if np.isnan(p) else float(p), "contributions": parts["named"],
-            "others": parts["others"], "reasons": [c["text"] for c in parts["named"]],
+            "like_probability": None if np.isnan(p) else float(p), "contributions": part["named"],
+            "others": part["others"], "reasons": [c["text"] for c in part["named"]],
         })  # fmt: skip
     return out
 
 
-def _contributions(fp: FittedProfiles, liked: np.ndarray, i: int, shown: int = 3) -> dict:
-    """The liked movies' weights on item ``i``: the ``shown`` largest, each with the largest like
-    co-cluster holding both movies, and the rest summed."""
+def _contributions(fp: FittedProfiles, liked: np.ndarray, items: np.ndarray, shown: int = 3) -> list[dict]:
+    """For each of ``items``, the liked movies' weights on it: the ``shown`` largest, each with the
+    largest like co-cluster holding both movies, and the rest summed.  The weights of all the items
+    are looked up and ordered at once (largest first, ties by movie)."""
     W = fp.item_weights
     liked = np.asarray(liked, dtype=np.int64)
-    pos = W.positions(liked * np.int64(W.shape[1]) + i)
+    pos = W.positions((items[:, None] + liked[None, :] * np.int64(W.shape[1])).ravel()).reshape(len(items), len(liked))
     found = pos >= 0
-    src, pos = liked[found], pos[found]
-    weight = W.values[pos]
-    order = np.lexsort((src, -weight))
+    weight = np.where(found, W.values[pos], 0.0)
+    # not found sorts last; then by decreasing weight; then by movie
+    order = np.lexsort((np.broadcast_to(liked, pos.shape), -weight, ~found), axis=1)
+    weight, pos = np.take_along_axis(weight, order, axis=1), np.take_along_axis(pos, order, axis=1)
+    src = liked[order]
     counts, largest = fp.shared_coclusters
-    named = []
-    for k in order[:shown]:
-        j, pairs, c = int(src[k]), int(counts[pos[k]]), int(largest[pos[k]])
-        entry = {"item": _plain(fp.items[j]), "name": fp.item_name(j), "weight": float(weight[k]), "coclusters": pairs}
-        text = f"you liked {fp.item_name(j)} ({weight[k]:+.3f})"
-        if pairs:
-            d = describe_cocluster(fp, "like", c)
-            entry["cocluster"] = {"id": d["id"], "users": d["users"], "text": d["text"]}
-            more = d["movies"] - len(d["examples"])
-            movies = ", ".join(e["name"] for e in d["examples"]) + (f" and {more} more" if more > 0 else "")
-            text += f": {d['users']} people who liked both are in [{d['id']}], with {movies}"
-            if pairs > 1:
-                text += f" ({pairs - 1} more co-cluster{'s hold' if pairs > 2 else ' holds'} both)"
-        named.append({**entry, "text": text})
-    rest = order[shown:]
-    return {"named": named, "others": {"movies": int(len(rest)), "weight": float(weight[rest].sum())}}
+    out = []
+    for r, n_found in enumerate(found.sum(axis=1).tolist()):
+        named = []
+        for k in range(min(shown, n_found)):
+            j, w, at = int(src[r, k]), weight[r, k], pos[r, k]
+            pairs = int(counts[at])
+            entry = {"item": _plain(fp.items[j]), "name": fp.item_name(j), "weight": float(w), "coclusters": pairs}
+            text = f"you liked {fp.item_name(j)} ({w:+.3f})"
+            if pairs:
+                cocluster, held = _pair_reason(fp, int(largest[at]))
+                entry["cocluster"] = dict(cocluster)
+                text += held
+                if pairs > 1:
+                    text += f" ({pairs - 1} more co-cluster{'s hold' if pairs > 2 else ' holds'} both)"
+            named.append({**entry, "text": text})
+        rest = weight[r, shown:n_found]
+        out.append({"named": named, "others": {"movies": int(len(rest)), "weight": float(rest.sum())}})
+    return out
+
+
+def _pair_reason(fp: FittedProfiles, c: int) -> tuple[dict, str]:
+    """Like co-cluster ``c`` as a contribution names it: ``{id, users, text}`` and the words that
+    follow the movie (kept: a list names the same co-clusters again and again)."""
+    memo = fp.memo("pair_reason", limit=20_000)
+    if c not in memo:
+        d = describe_cocluster(fp, "like", c)
+        more = d["movies"] - len(d["examples"])
+        movies = ", ".join(e["name"] for e in d["examples"]) + (f" and {more} more" if more > 0 else "")
+        memo[c] = ({"id": d["id"], "users": d["users"], "text": d["text"]},
+                   f": {d['users']} people who liked both are in [{d['id']}], with {movies}")  # fmt: skip
+    return memo[c]
 
 
 def explain_paper_list(model, u: int, cand: np.ndarray, ranking, n: int) -> list[dict]:
