@@ -29,6 +29,7 @@ named co-clusters that hold both (:mod:`recsys.present.explain`).  ``W`` is spar
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from .csr import Csr
@@ -146,6 +147,23 @@ def capped_support(support: Csr, G, budget: float = FLOP_BUDGET) -> Csr:
     return capped.with_values(np.ones(capped.nnz))
 
 
+@numba.njit("Tuple((float64[:, ::1], float64[::1]))(float64[:, ::1], int64[::1], int64, float64)", nogil=True,
+            cache=True)  # fmt: skip
+def _system(G, S, j, l2):
+    """``(G[S, S] + l2 I, G[S, j])``, gathered without the GIL: numpy's fancy indexing holds it, and
+    the gathers were half of the solves' time, run one thread at a time (measured at 1 M ratings)."""
+    k = len(S)
+    A = np.empty((k, k))
+    b = np.empty(k)
+    for a in range(k):
+        row = S[a]
+        for c in range(k):
+            A[a, c] = G[row, S[c]]
+        A[a, a] += l2
+        b[a] = G[row, j]
+    return A, b
+
+
 def _solve(G, support: Csr, l2: float, lo: int, hi: int):
     """The weights of target items ``lo..hi-1``: ``(source items, target items, weights)``.
 
@@ -159,10 +177,10 @@ def _solve(G, support: Csr, l2: float, lo: int, hi: int):
         if len(S) == 0:
             continue
         if dense:
-            A, b = G[np.ix_(S, S)], G[S, j]
+            A, b = _system(G, S, j, l2)
         else:
             A, b = G[S][:, S].toarray(), np.asarray(G[S, j].todense()).ravel()
-        A[np.diag_indices_from(A)] += l2
+            A[np.diag_indices_from(A)] += l2
         src.append(S)
         dst.append(np.full(len(S), j, dtype=np.int64))
         val.append(sla.cho_solve((np.linalg.cholesky(A), True), b, check_finite=False))
