@@ -1,0 +1,111 @@
+"""The MovieLens-shaped generator of the scaling benchmarks (benchmarks/synthetic_ratings.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmarks.synthetic_ratings import STAR_SHARES, Shape, generate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n_users=st.integers(2, 60),
+    n_items=st.integers(4, 80),
+    fill=st.floats(0.0, 1.0),
+    sigma=st.floats(0.0, 2.0),
+    exponent=st.floats(0.0, 1.5),
+    seed=st.integers(0, 2**16),
+)
+def test_every_user_gets_distinct_items_near_the_count_asked(n_users, n_items, fill, sigma, exponent, seed):
+    min_ratings = 2
+    low, high = min_ratings * n_users, n_users * n_items // 2
+    if low > high:
+        return
+    n = int(low + fill * (high - low))
+    shape = Shape(n_users=n_users, n_items=n_items, n_ratings=n, min_ratings=min_ratings, activity_sigma=sigma,
+                  popularity_exponent=exponent, seed=seed)  # fmt: skip
+    ratings, items = generate(shape)
+    assert not ratings.duplicated(["user", "item"]).any()
+    assert ratings["user"].between(1, n_users).all() and ratings["item"].between(1, n_items).all()
+    assert set(ratings["rating"].unique()) <= {1, 2, 3, 4, 5}
+    assert ratings.groupby("user").size().reindex(range(1, n_users + 1), fill_value=0).min() >= min_ratings
+    assert len(ratings) <= n
+    assert list(items["item"]) == list(range(1, n_items + 1))
+
+
+def test_movielens_shape_at_100k():
+    shape = Shape.like_movielens(100_000)
+    ratings, items = generate(shape)
+    assert 0.97 * shape.n_ratings <= len(ratings) <= shape.n_ratings
+    shares = ratings["rating"].value_counts(normalize=True).sort_index().to_numpy()
+    assert np.allclose(shares, STAR_SHARES, atol=0.005)
+    per_user, per_item = ratings.groupby("user").size(), ratings.groupby("item").size()
+    assert per_user.min() >= shape.min_ratings and per_user.max() > 3 * per_user.median()  # skewed activity
+    assert per_item.max() > 5 * per_item.median()  # skewed popularity
+    assert items["genres"].str.len().gt(0).all() and items["director"].nunique() > 1
+
+
+def test_seeded_and_content_knob():
+    shape = Shape.like_movielens(20_000, seed=3)
+    a, _ = generate(shape)
+    b, _ = generate(shape)
+    pd.testing.assert_frame_equal(a, b)
+    c, _ = generate(replace(shape, seed=4))
+    assert not a.equals(c)
+
+    # all the taste in the attributes: movies of the same director are rated alike by a user
+    def director_agreement(content: float) -> float:
+        ratings, items = generate(replace(shape, content=content, noise=0.1, n_directors=40))
+        r = ratings.merge(items[["item", "director"]], on="item")
+        spread = r.groupby(["user", "director"])["rating"].std().dropna().mean()
+        return spread / r["rating"].std()
+
+    assert director_agreement(1.0) < director_agreement(0.0) - 0.1
+
+
+def test_bad_shapes_are_refused():
+    with pytest.raises(ValueError, match="do not fit"):
+        generate(Shape(n_users=10, n_items=10, n_ratings=90))
+    with pytest.raises(ValueError, match="content"):
+        generate(replace(Shape.like_movielens(10_000), content=1.5))
+
+
+def generator(*args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "benchmarks.synthetic_ratings", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
+
+
+def test_command_line_writes_the_files(tmp_path):
+    r = generator("--ratings", "5000", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    ratings = pd.read_csv(tmp_path / "ratings.csv")
+    assert list(ratings.columns) == ["user", "item", "rating"] and len(ratings) > 4_000
+    assert list(pd.read_csv(tmp_path / "items.csv").columns) == ["item", "title", "genres", "director"]
+    r = generator("--ratings", "10", "--out", str(tmp_path))
+    assert r.returncode == 2 and "do not fit" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.slow
+def test_scale_benchmark_measures_a_small_run(tmp_path):
+    out = tmp_path / "scale.json"
+    script = ROOT / "benchmarks" / "bench_recsys_scale.py"
+    command = [sys.executable, str(script), "--sizes", "20000", "--json", str(out)]
+    r = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    (run,) = json.loads(out.read_text())["runs"]
+    assert run["seconds"] > 0 and run["peak_mb"] > 50 and run["model_mb"] > 0
+    assert any("item model" in phase for phase in run["phases"])
+    assert 0.5 < run["auc"]["profile"] <= 1 and set(run["ndcg@10"]) == {"profile", "itemknn", "ease"}
+    assert all(0 <= v <= 1 for v in run["ndcg@10"].values())
