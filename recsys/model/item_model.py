@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from .csr import Csr
@@ -143,6 +142,8 @@ def capped_support(support: Csr, G, budget: float = FLOP_BUDGET) -> Csr:
     On catalogues with hub movies (ml-latest-small: supports up to 4,000 movies) the exact solves
     would take thousands of times longer than the rest of training; on MovieLens 100K the support
     fits (68 GFlop) and nothing is cut."""
+    from ._gram_kernels import sparse_entries
+
     sizes = support.lengths.astype(np.float64)
     if (sizes**3).sum() / 3 <= budget:
         return support
@@ -154,84 +155,11 @@ def capped_support(support: Csr, G, budget: float = FLOP_BUDGET) -> Csr:
     for j in range(support.n_rows):
         S = support.row(j)
         if len(S) > lo:
-            colike = G[S, j] if isinstance(G, np.ndarray) else _sparse_entries(G.indptr, G.indices, G.data, S, j)
+            colike = G[S, j] if isinstance(G, np.ndarray) else sparse_entries(G.indptr, G.indices, G.data, S, j)
             S = np.sort(S[np.argsort(-colike, kind="stable")[:lo]])
         rows.append(S)
     capped = Csr.from_lists(rows, support.shape[1])
     return capped.with_values(np.ones(capped.nnz))
-
-
-@numba.njit("Tuple((float64[:, ::1], float64[::1]))(float64[:, ::1], int64[::1], int64, float64)", nogil=True,
-            cache=True)  # fmt: skip
-def _system(G, S, j, l2):
-    """``(G[S, S] + l2 I, G[S, j])``, gathered without the GIL: numpy's fancy indexing holds it, and
-    the gathers were half of the solves' time, run one thread at a time (measured at 1 M ratings)."""
-    k = len(S)
-    A = np.empty((k, k))
-    b = np.empty(k)
-    for a in range(k):
-        row = S[a]
-        for c in range(k):
-            A[a, c] = G[row, S[c]]
-        A[a, a] += l2
-        b[a] = G[row, j]
-    return A, b
-
-
-@numba.njit(nogil=True, cache=True)
-def _entry(indptr, indices, data, row, col):
-    """``G[row, col]`` of a CSR matrix with sorted indices (0 when not stored)."""
-    lo, hi = indptr[row], indptr[row + 1]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if indices[mid] < col:
-            lo = mid + 1
-        else:
-            hi = mid
-    return data[lo] if lo < indptr[row + 1] and indices[lo] == col else 0.0
-
-
-@numba.njit("float64[::1](int64[::1], int64[::1], float64[::1], int64[::1], int64)", nogil=True, cache=True)
-def _sparse_entries(indptr, indices, data, S, j):
-    """``G[S, j]`` of a sparse ``G``: a binary search in each of the rows ``S`` (scipy's fancy
-    indexing copied every row whole: minutes at 8,000 movies)."""
-    out = np.empty(len(S))
-    for a in range(len(S)):
-        out[a] = _entry(indptr, indices, data, S[a], j)
-    return out
-
-
-@numba.njit("Tuple((float64[:, ::1], float64[::1]))(int64[::1], int64[::1], float64[::1], int64[::1], int64, float64)",
-            nogil=True, cache=True)  # fmt: skip
-def _sparse_system(indptr, indices, data, S, j, l2):
-    """:func:`_system` for a sparse ``G``: each row of ``A`` by a walk along the row of ``G`` and
-    ``S`` together when ``S`` is sorted and the row is short, else by binary searches."""
-    k = len(S)
-    A = np.zeros((k, k))
-    b = np.empty(k)
-    ascending = True
-    for c in range(1, k):
-        ascending = ascending and S[c - 1] < S[c]
-    for a in range(k):
-        row = S[a]
-        lo, hi = indptr[row], indptr[row + 1]
-        if ascending and hi - lo < k * 8:
-            c = 0
-            while lo < hi and c < k:
-                if indices[lo] < S[c]:
-                    lo += 1
-                elif indices[lo] > S[c]:
-                    c += 1
-                else:
-                    A[a, c] = data[lo]
-                    lo += 1
-                    c += 1
-        else:
-            for c in range(k):
-                A[a, c] = _entry(indptr, indices, data, row, S[c])
-        A[a, a] += l2
-        b[a] = _entry(indptr, indices, data, row, j)
-    return A, b
 
 
 def _solve(G, support: Csr, l2: float, lo: int, hi: int):
@@ -240,6 +168,8 @@ def _solve(G, support: Csr, l2: float, lo: int, hi: int):
     numpy's Cholesky releases the GIL (scipy's ``solve`` does not): the threads run in parallel."""
     import scipy.linalg as sla
 
+    from ._gram_kernels import sparse_system, system
+
     dense = isinstance(G, np.ndarray)
     src, dst, val = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0)]
     for j in range(lo, hi):
@@ -247,9 +177,9 @@ def _solve(G, support: Csr, l2: float, lo: int, hi: int):
         if len(S) == 0:
             continue
         if dense:
-            A, b = _system(G, S, j, l2)
+            A, b = system(G, S, j, l2)
         else:
-            A, b = _sparse_system(G.indptr, G.indices, G.data, S, j, l2)
+            A, b = sparse_system(G.indptr, G.indices, G.data, S, j, l2)
         src.append(S)
         dst.append(np.full(len(S), j, dtype=np.int64))
         val.append(sla.cho_solve((np.linalg.cholesky(A), True), b, check_finite=False))

@@ -257,6 +257,7 @@ class ProfileRecommender(Params):
         u, i = inner.user_index(val["user"].to_numpy()), inner.item_index(val["item"].to_numpy())
         ok = (u >= 0) & (i >= 0)
         all_terms = [t.name for t in TERMS if t.name != "item_residuals" or inner.residual_weights is not None]
+        say(f"the score's terms on the {int(ok.sum()):,} held-out ratings, and their weights")
         terms = compute_terms(inner, u[ok], i[ok], all_terms, self.n_votes, self.shrinkage)
         y = val["rating"].to_numpy(dtype=np.float64)[ok] > self.like_threshold
         self.validation_terms_ = {"terms": terms, "y": y}
