@@ -3,11 +3,14 @@ their scores, new people folded in without refitting, and the support controls."
 
 import copy
 import dataclasses
+from unittest import mock
 
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_recsys_model import FAST, taste_data
 
 from recsys.errors import UnknownIdError
@@ -268,3 +271,20 @@ def test_top_items_are_the_sorted_scores_ties_by_index(fitted):
             assert np.array_equal(got, want[:n])
             ties_at_the_cut += n < len(want) and key[want[n - 1]] == key[want[n]]
     assert ties_at_the_cut > 0  # the case that needs care was met
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n_rows=st.integers(1, 30),
+    n_cols=st.integers(1, 30),
+    density=st.floats(0.0, 1.0),
+    seed=st.integers(0, 2**16),
+)
+def test_lookups_within_rows_find_every_entry_and_nothing_else(n_rows, n_cols, density, seed):
+    rng = np.random.default_rng(seed)
+    M = rng.random((n_rows, n_cols)) < density
+    m = Csr.from_pairs(*np.nonzero(M), M.shape)
+    keys = rng.integers(0, n_rows * n_cols + 5, 200)  # a few past the last row too
+    expected = np.array([m.keys.tolist().index(k) if k in set(m.keys.tolist()) else -1 for k in keys.tolist()])
+    with mock.patch.object(Csr, "DENSE_CELLS", 0):  # large matrices: no rows × columns table
+        assert np.array_equal(m.positions(keys), expected)

@@ -99,7 +99,7 @@ class Csr:
         return self.row_of * np.int64(self.shape[1]) + self.idx
 
     # Matrices up to this many cells are looked up through a dense table (fast), larger ones by
-    # binary search in the sorted keys (memory grows with the entries, not with rows × columns).
+    # binary search within each query's row (memory grows with the entries, not rows × columns).
     DENSE_CELLS = 1 << 24
 
     @cached_property
@@ -115,8 +115,13 @@ class Csr:
             return self._dense_positions[q]
         if not self.nnz:
             return np.full(len(q), -1, dtype=np.int64)
-        j = np.minimum(np.searchsorted(self.keys, q), self.nnz - 1)
-        return np.where(self.keys[j] == q, j, -1)
+        from ._lookup import positions_in_rows
+
+        return positions_in_rows(*self._int64_rows, np.int64(self.shape[1]), np.ascontiguousarray(q))
+
+    @cached_property
+    def _int64_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.ascontiguousarray(self.ptr, dtype=np.int64), np.ascontiguousarray(self.idx, dtype=np.int64)
 
     def lookup(self, rows, cols) -> tuple[np.ndarray, np.ndarray]:
         """Whether each (row, col) is stored, and its value (0 where not; 1 for binary matrices)."""
