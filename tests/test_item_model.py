@@ -288,3 +288,21 @@ def test_lookups_within_rows_find_every_entry_and_nothing_else(n_rows, n_cols, d
     expected = np.array([m.keys.tolist().index(k) if k in set(m.keys.tolist()) else -1 for k in keys.tolist()])
     with mock.patch.object(Csr, "DENSE_CELLS", 0):  # large matrices: no rows × columns table
         assert np.array_equal(m.positions(keys), expected)
+
+
+def test_sparse_gram_rows_longer_than_the_support_give_the_dense_weights(monkeypatch):
+    """Short supports against long Gram rows take the kernel's binary-search branch."""
+    import recsys.model.item_model as im
+
+    rng = np.random.default_rng(5)
+    X = (rng.random((200, 100)) < 0.5).astype(float)  # every Gram row holds ~100 entries
+    liked = Csr.from_pairs(*np.nonzero(X), X.shape)
+    M = np.zeros((40, 100))
+    for c in range(40):  # small co-clusters: a few partners per movie
+        M[c, rng.choice(100, 3, replace=False)] = 1
+    support = support_of(Csr.from_pairs(*np.nonzero(M), M.shape), 100)
+    assert 0 < support.lengths.max() * 8 < 100
+    dense = item_weights(liked, support, 2.0)
+    monkeypatch.setattr(im, "DENSE_GRAM_ITEMS", 0)
+    sparse = item_weights(liked, support, 2.0)
+    assert np.array_equal(sparse.idx, dense.idx) and np.array_equal(sparse.values, dense.values)
