@@ -54,7 +54,7 @@ def train(ratings: Path, items: Path, out: Path) -> dict:
     ends = [t for t, _ in marks[1:]] + [float(total.group(1)) if total else seconds]
     phases: dict[str, float] = {}
     for (t, name), end in zip(marks, ends):
-        key = re.sub(r"[\d,]+ ", "", name.split(":")[0])  # "co-clustering the like relation (…)" → one key
+        key = re.sub(r"\d[\d,]* ", "", name.split(":")[0])  # "co-clustering the like relation (…)" → one key
         key = re.sub(r" \(.*\)", "", key)
         phases[key] = phases.get(key, 0.0) + end - t
     size = sum(p.stat().st_size for p in out.iterdir())
