@@ -11,6 +11,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ._lookup import position_in_row
+
 
 @numba.njit("Tuple((float64[:, ::1], float64[::1]))(float64[:, ::1], int64[::1], int64, float64)", nogil=True,
             cache=True)  # fmt: skip
@@ -29,17 +31,11 @@ def system(G, S, j, l2):
     return A, b
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(inline="always")
 def entry(indptr, indices, data, row, col):
     """``G[row, col]`` of a CSR matrix with sorted indices (0 when not stored)."""
-    lo, hi = indptr[row], indptr[row + 1]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if indices[mid] < col:
-            lo = mid + 1
-        else:
-            hi = mid
-    return data[lo] if lo < indptr[row + 1] and indices[lo] == col else 0.0
+    at = position_in_row(indptr, indices, row, col)
+    return data[at] if at >= 0 else 0.0
 
 
 @numba.njit("float64[::1](int64[::1], int64[::1], float64[::1], int64[::1], int64)", nogil=True, cache=True)

@@ -11,6 +11,20 @@ import numba
 import numpy as np
 
 
+@numba.njit(inline="always")
+def position_in_row(ptr, idx, row, col):
+    """The position of ``(row, col)`` in ``idx`` by binary search in that row (-1: not stored)."""
+    lo, end = ptr[row], ptr[row + 1]
+    hi = end
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if idx[mid] < col:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < end and idx[lo] == col else -1
+
+
 @numba.njit("int64[::1](int64[::1], int64[::1], int64, int64[::1])", nogil=True, cache=True)
 def positions_in_rows(ptr, idx, n_cols, keys):
     """The position of each ``keys[t] = row * n_cols + col`` in ``idx`` (-1: not stored)."""
@@ -18,17 +32,8 @@ def positions_in_rows(ptr, idx, n_cols, keys):
     n_rows = len(ptr) - 1
     for t in range(len(keys)):
         row = keys[t] // n_cols
-        col = keys[t] - row * n_cols
         if keys[t] < 0 or row >= n_rows:
             out[t] = -1
-            continue
-        lo, end = ptr[row], ptr[row + 1]
-        hi = end
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if idx[mid] < col:
-                lo = mid + 1
-            else:
-                hi = mid
-        out[t] = lo if lo < end and idx[lo] == col else -1
+        else:
+            out[t] = position_in_row(ptr, idx, row, keys[t] - row * n_cols)
     return out
