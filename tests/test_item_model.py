@@ -70,6 +70,7 @@ def test_a_sparse_gram_and_a_capped_support_keep_the_definition(monkeypatch):
     support = support_of(Csr.from_pairs(*np.nonzero(M), M.shape), 30)
     dense = item_weights(liked, support, 2.0).to_scipy().toarray()
     monkeypatch.setattr(im, "DENSE_GRAM_ITEMS", 0)
+    monkeypatch.setattr(im, "DENSE_GRAM_SHARE", 2.0)  # never dense: the sparse path
     assert item_weights(liked, support, 2.0).to_scipy().toarray() == pytest.approx(dense)
     # a budget for partners of at most 5: each item keeps the 5 it is most co-liked with
     budget = 30 * 5**3 / 3
@@ -83,6 +84,23 @@ def test_a_sparse_gram_and_a_capped_support_keep_the_definition(monkeypatch):
         assert np.flatnonzero(W[:, j]).tolist() == S.tolist()
         if len(S):
             assert W[S, j] == pytest.approx(np.linalg.solve(G[np.ix_(S, S)] + 2.0 * np.eye(len(S)), G[S, j]))
+
+
+def test_a_large_gram_is_dense_when_mostly_full_and_within_memory(monkeypatch):
+    import scipy.sparse as sparse
+
+    import recsys.model.item_model as im
+
+    monkeypatch.setattr(im, "DENSE_GRAM_ITEMS", 10)
+    full = sparse.csc_matrix(np.ones((5, 40)))
+    diagonal = sparse.csc_matrix(np.eye(40))
+    assert isinstance(im.gram(full), np.ndarray)
+    assert isinstance(im.gram(diagonal), im.SparseGram)  # 1 in 40 cells
+    assert np.array_equal(im.gram(full), (full.T @ full).toarray())
+    monkeypatch.setattr(im, "DENSE_GRAM_BYTES", 8 * 40 * 40 - 1)
+    assert isinstance(im.gram(full), im.SparseGram)  # would not fit
+    monkeypatch.setattr(im, "DENSE_GRAM_ITEMS", 40)
+    assert isinstance(im.gram(diagonal), np.ndarray)  # small catalogues: always dense
 
 
 def test_list_reasons_add_up_to_the_scores(fitted):
@@ -304,5 +322,6 @@ def test_sparse_gram_rows_longer_than_the_support_give_the_dense_weights(monkeyp
     assert 0 < support.lengths.max() * 8 < 100
     dense = item_weights(liked, support, 2.0)
     monkeypatch.setattr(im, "DENSE_GRAM_ITEMS", 0)
+    monkeypatch.setattr(im, "DENSE_GRAM_SHARE", 2.0)  # never dense: the sparse path
     sparse = item_weights(liked, support, 2.0)
     assert np.array_equal(sparse.idx, dense.idx) and np.array_equal(sparse.values, dense.values)

@@ -101,11 +101,31 @@ def test_command_line_writes_the_files(tmp_path):
 def test_scale_benchmark_measures_a_small_run(tmp_path):
     out = tmp_path / "scale.json"
     script = ROOT / "benchmarks" / "bench_recsys_scale.py"
-    command = [sys.executable, str(script), "--sizes", "20000", "--json", str(out)]
+    command = [sys.executable, str(script), "--sizes", "20000", "--json", str(out), "--plot", str(tmp_path / "a.png")]
     r = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     (run,) = json.loads(out.read_text())["runs"]
     assert run["seconds"] > 0 and run["peak_mb"] > 50 and run["model_mb"] > 0
+    assert run["provenance"]["commit"] and run["train_args"] == ""
     assert any("item model" in phase for phase in run["phases"])
-    assert 0.5 < run["auc"]["profile"] <= 1 and set(run["ndcg@10"]) == {"profile", "itemknn", "ease"}
+    assert 0.5 < run["auc"]["profile"] <= 1 and set(run["ndcg@10"]) == {"profile", "itemknn", "ease", "ease_scaled"}
+    assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
     assert all(0 <= v <= 1 for v in run["ndcg@10"].values())
+
+
+def test_scale_results_keep_one_run_per_size_and_arguments(tmp_path):
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.bench_recsys_scale import _merge, plot
+
+    path = tmp_path / "runs.json"
+    base = {"seconds": 1.0, "peak_mb": 100.0}
+    _merge(path, {**base, "ratings": 1000, "train_args": ""})
+    _merge(path, {**base, "ratings": 100, "train_args": ""})
+    _merge(path, {**base, "ratings": 1000, "train_args": "--scaling off"})
+    _merge(path, {**base, "seconds": 2.0, "ratings": 1000, "train_args": ""})  # replaces the first
+    runs = json.loads(path.read_text())["runs"]
+    assert [(r["ratings"], r["train_args"], r["seconds"]) for r in runs] == [
+        (100, "", 1.0), (1000, "", 2.0), (1000, "--scaling off", 1.0)
+    ]
+    plot(runs, tmp_path / "p.png")
+    assert (tmp_path / "p.png").stat().st_size > 1000

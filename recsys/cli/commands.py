@@ -293,7 +293,8 @@ def _evaluation_setup(model: ModelChoice, methods: str | None, paper_n_bands: in
     chosen = known if methods is None else tuple(m.strip() for m in methods.split(",") if m.strip())
     if set(chosen) - set(known) or not chosen:
         raise ParameterError(f"--methods must be among {', '.join(known)}; got {methods!r}")
-    paper = ModelChoice(model.features, {"n_bands": paper_n_bands}, model.like_threshold, model.seed, model.scheduler)
+    paper = ModelChoice(model.features, {"n_bands": paper_n_bands}, model.like_threshold, model.seed, model.scheduler,
+                        model.scaling)  # fmt: skip
     return Setup(methods=tuple(m for m in chosen if m in METHODS), rankers=tuple(r for r in chosen if r in RANKERS),
                  profile=model.params(), paper=paper.params(paper=True)["like_params"])  # fmt: skip
 

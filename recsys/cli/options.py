@@ -144,6 +144,7 @@ class ModelChoice:
     like_threshold: float
     seed: int
     scheduler: str | None
+    scaling: str = "auto"
 
     def params(self, paper: bool = False) -> dict:
         """:class:`~recsys.model.ProfileRecommender` parameters (``paper``: the paper's setting)."""
@@ -151,14 +152,14 @@ class ModelChoice:
 
         return recommender_params(features=self.features, paper=paper, coclust=self.coclust,
                                   like_threshold=self.like_threshold, random_state=self.seed,
-                                  scheduler=self.scheduler)  # fmt: skip
+                                  scheduler=self.scheduler, scaling=self.scaling)  # fmt: skip
 
 
 def _model_choice(features, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, like_threshold, seed,
-                  scheduler):  # fmt: skip
+                  scheduler, scaling):  # fmt: skip
     coclust = dict(n_bands=n_bands, band_size=band_size, min_rows=min_rows, min_cols=min_cols,
                    min_density=min_density, skip_covered=skip_covered)  # fmt: skip
-    return ModelChoice(features, coclust, like_threshold, seed, scheduler)
+    return ModelChoice(features, coclust, like_threshold, seed, scheduler, scaling)
 
 
 FEATURES = typer.Option(
@@ -180,6 +181,15 @@ MODEL = Group(
         "like_threshold": (float, LIKE_THRESHOLD),
         "seed": (int, typer.Option(0, "--seed", help="Random state.")),
         "scheduler": (str, SCHEDULER),
+        "scaling": (
+            str,
+            typer.Option(
+                "auto",
+                "--scaling",
+                help="The rules for large data: on (one fit; the item penalty grows with the like counts), "
+                "off (MovieLens 100K's settings as they are), auto (on from 500,000 ratings).",
+            ),
+        ),
     },
     _model_choice,
 )

@@ -13,7 +13,7 @@ with (EASE, Steck 2019, solves the same regression over every other item).  A us
 item ``j`` is ``sum_i x_ui W[i, j]``: one contribution per item the user liked, each carried by the
 named co-clusters that hold both (:mod:`recsys.present.explain`).  ``W`` is sparse
 (O(support)); ``G`` is taken over the items that have a support only, dense up to
-``DENSE_GRAM_ITEMS`` of them and sparse beyond.
+``DENSE_GRAM_ITEMS`` of them (or when mostly full) and sparse beyond.
 
 >>> import numpy as np
 >>> from recsys.model.csr import Csr
@@ -35,8 +35,13 @@ import numpy as np
 
 from .csr import Csr
 
-# item catalogues up to this size use one dense Gram matrix (8 × items² bytes: 0.5 GB at 8,000)
+# item catalogues up to this size use one dense Gram matrix (8 × items² bytes: 0.5 GB at 8,000);
+# larger ones too when at least DENSE_GRAM_SHARE of its cells are non-zero and the dense form fits
+# in DENSE_GRAM_BYTES: the kernels' binary searches in nearly full rows cost more than the memory
+# saved (at 5 M synthetic ratings, 8,016 movies, 96 % full: 37 s of solves against 4 s dense)
 DENSE_GRAM_ITEMS = 8_000
+DENSE_GRAM_SHARE = 0.25
+DENSE_GRAM_BYTES = 4 << 30
 # flops the per-item solves may take (about four seconds on two cores); above it supports are capped
 FLOP_BUDGET = 1e11
 
@@ -103,24 +108,30 @@ def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None
     # only the items in some support enter a solve: G is taken over them alone (local indices)
     active = np.unique(np.r_[np.flatnonzero(support.lengths), support.idx]).astype(np.int64)
     X = liked.to_scipy().tocsc().astype(np.float64)[:, active]
-    G = (X.T @ X).tocsr()
-    if len(active) <= DENSE_GRAM_ITEMS:
-        G = G.toarray()
-    else:  # the kernels below find entries by binary search in each row
-        G.sort_indices()
-        G = SparseGram(G.indptr.astype(np.int64), G.indices.astype(np.int64), G.data.astype(np.float64))
+    G = gram(X)
+    m = len(active)
     support = capped_support(_restrict(support, active), G, budget)
     if threads is None:
         threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     # chunks of similar cost (a solve costs |S|^3), a few per thread so that none waits long
     cost = np.cumsum(support.lengths.astype(np.float64) ** 3 + 1.0)
-    m = len(active)
     cuts = np.searchsorted(cost, cost[-1] * np.arange(1, 4 * threads) / (4 * threads)) if m else []
     edges = np.unique(np.r_[0, cuts, m]).astype(int)
     with threadpool_limits(1, "blas"), ThreadPoolExecutor(max_workers=threads) as pool:
         parts = list(pool.map(lambda b: _solve(G, support, l2, *b), zip(edges[:-1], edges[1:])))
     src, dst, val = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, np.int64) for k in range(3))
     return Csr.from_pairs(active[src.astype(np.int64)], active[dst.astype(np.int64)], (n, n), val.astype(np.float64))
+
+
+def gram(X):
+    """``X'X`` of a scipy sparse matrix: a dense array (see ``DENSE_GRAM_ITEMS``) or a
+    :class:`SparseGram`, whose entries the kernels find by binary search in each row."""
+    G = (X.T @ X).tocsr()
+    m = G.shape[0]
+    if m <= DENSE_GRAM_ITEMS or (G.nnz >= DENSE_GRAM_SHARE * m * m and 8 * m * m <= DENSE_GRAM_BYTES):
+        return G.toarray()
+    G.sort_indices()
+    return SparseGram(G.indptr.astype(np.int64), G.indices.astype(np.int64), G.data.astype(np.float64))
 
 
 def _restrict(support: Csr, active: np.ndarray) -> Csr:

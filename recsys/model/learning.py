@@ -62,6 +62,8 @@ def fit_profiles(
     residual_model: bool = False,
     random_state: int = 0,
     progress=None,
+    universe=None,
+    user_budget: int | None = None,
 ) -> tuple[FittedProfiles, dict]:
     """Learn the profiles of ``ratings`` (``user, item, rating``).
 
@@ -95,6 +97,12 @@ def fit_profiles(
         Seeds the co-clustering and the random support.
     progress : callable, optional
         Called with a one-line message as each step starts.
+    universe : DataFrame, optional
+        Ratings whose users and items make the vocabularies (default: ``ratings``): a superset
+        of ``ratings``, so that :func:`add_ratings` can later add the rest without re-indexing.
+    user_budget : int, optional
+        Each user stays in at most this many co-clusters of each side, those with the fewest
+        users (the most selective; :func:`most_selective`).  Unbounded by default.
 
     Returns
     -------
@@ -106,7 +114,7 @@ def fit_profiles(
     timings: dict = {}
     t0 = time.perf_counter()
     with _timed(timings, "vocabularies"):
-        vocab = _Vocabulary.of(ratings, item_attributes, items)
+        vocab = _Vocabulary.of(ratings, item_attributes, items, universe)
     with _timed(timings, "relations"):
         say(f"relations of {len(ratings):,} ratings")
         rel = _RelationColumns.of(ratings, vocab, like_threshold)
@@ -114,7 +122,7 @@ def fit_profiles(
     coclusters = {}
     for side, params in zip(SIDES, (like_params, dislike_params), strict=True):
         with _timed(timings, f"cocluster_{side}"):
-            coclusters[side] = _cocluster(side, rel, vocab, features, params, random_state, report, say)
+            coclusters[side] = _cocluster(side, rel, vocab, features, params, random_state, report, say, user_budget)
     with _timed(timings, "neighbours"):
         say("neighbourhoods")
         nbrs = _neighbourhoods(coclusters, vocab, neighbours, n_neighbours, like_threshold)
@@ -128,6 +136,20 @@ def fit_profiles(
     timings["total"] = time.perf_counter() - t0
     report["timings"] = timings
     return fp, report
+
+
+def add_ratings(fp: FittedProfiles, ratings) -> FittedProfiles:
+    """``fp`` with its ratings and rating baseline replaced by ``ratings`` (every user and item of
+    which ``fp`` knows: fit it with ``universe=ratings``); the co-clusters, neighbourhoods and item
+    weights are kept.  The neighbours' votes and the item model's inputs then see every rating,
+    at the cost of a rating table and a baseline instead of a second fit."""
+    u = fp.user_index(ratings["user"].to_numpy())
+    i = fp.item_index(ratings["item"].to_numpy())
+    if (u < 0).any() or (i < 0).any():
+        raise ValueError("add_ratings: ratings name users or items the profiles were not fitted with")
+    R = Csr.from_pairs(u, i, fp.ratings.shape, ratings["rating"].to_numpy(dtype=np.float64))
+    mean, user_bias, item_bias = rating_baseline(R)
+    return dataclasses.replace(fp, ratings=R, global_mean=mean, user_bias=user_bias, item_bias=item_bias)
 
 
 @contextmanager
@@ -152,16 +174,17 @@ class _Vocabulary:
     baseline: tuple
 
     @classmethod
-    def of(cls, ratings, item_attributes, items) -> _Vocabulary:
+    def of(cls, ratings, item_attributes, items, universe=None) -> _Vocabulary:
         import pandas as pd
 
+        ids = ratings if universe is None else universe
         attrs_df = (
             pd.DataFrame(columns=["item", "kind", "value"])
             if item_attributes is None
             else item_attributes[["item", "kind", "value"]].drop_duplicates()
         )
-        users = id_array(np.unique(id_array(ratings["user"].to_numpy())))
-        item_ids = id_array(ratings["item"].to_numpy())
+        users = id_array(np.unique(id_array(ids["user"].to_numpy())))
+        item_ids = id_array(ids["item"].to_numpy())
         attr_items = id_array(attrs_df["item"].to_numpy()) if len(attrs_df) else item_ids[:0]
         if len(attr_items) and attr_items.dtype != item_ids.dtype:
             attr_items, item_ids = attr_items.astype(str), item_ids.astype(str)
@@ -169,7 +192,7 @@ class _Vocabulary:
         names = attribute_names(attrs_df["kind"], attrs_df["value"]).astype(str) if len(attrs_df) else None
         attributes = np.unique(names) if names is not None else np.zeros(0, dtype=str)
         u_idx = np.searchsorted(users, id_array(ratings["user"].to_numpy()))
-        i_idx = np.searchsorted(items_vocab, item_ids)
+        i_idx = np.searchsorted(items_vocab, id_array(ratings["item"].to_numpy()).astype(items_vocab.dtype))
         shape = (len(users), len(items_vocab))
         R = Csr.from_pairs(u_idx, i_idx, shape, ratings["rating"].to_numpy(dtype=np.float64))
         a_items = np.searchsorted(items_vocab, attr_items)
@@ -231,7 +254,7 @@ class _RelationColumns:
 
 
 def _cocluster(side: str, rel: _RelationColumns, vocab: _Vocabulary, features: str, params, random_state,
-               report: dict, say) -> CoClusters:  # fmt: skip
+               report: dict, say, user_budget: int | None = None) -> CoClusters:  # fmt: skip
     """The co-clusters of one side's relation, in user / item / attribute indices; their counts
     and parameters go into ``report``."""
     from coclust import HBLCoClust
@@ -246,13 +269,17 @@ def _cocluster(side: str, rel: _RelationColumns, vocab: _Vocabulary, features: s
     found = model.coclusters_ if model is not None else []
     rows = [rel.row_user[r] for r, _ in found]
     cols = [fit_cols[c] for _, c in found]
+    if user_budget is not None and found:
+        rows, kept = most_selective(rows, len(vocab.users), user_budget, int(params.get("min_rows", 2)))
+        cols = [cols[c] for c in kept]
+        report[f"{side}_budget"] = {"per_user": int(user_budget), "coclusters_dropped": len(found) - len(kept)}
     cc_items = [np.sort(rel.col_item[c[rel.is_item[c]]]) for c in cols]
     if features == "movies":
         attr_cols = np.flatnonzero(side_cols & ~rel.is_item)
         cc_attrs = _attach_attributes(rows, cc_items, rel.X, attr_cols, rel.col_attr, vocab.item_attributes, params)
     else:
         cc_attrs = [np.sort(rel.col_attr[c[~rel.is_item[c]]]) for c in cols]
-    report[f"{side}_coclusters"] = len(found)
+    report[f"{side}_coclusters"] = len(rows)
     report[f"{side}_params"] = params
     report[f"{side}_coclustered"] = {"features": int((np.diff(Xs.tocsc().indptr) > 0).sum()), "relations": int(Xs.nnz)}
     if model is not None:
@@ -264,6 +291,22 @@ def _cocluster(side: str, rel: _RelationColumns, vocab: _Vocabulary, features: s
         Csr.from_lists(cc_items, len(vocab.items)),
         Csr.from_lists(cc_attrs, len(vocab.attributes)),
     )
+
+
+def most_selective(rows: list[np.ndarray], n_users: int, budget: int, min_rows: int) -> tuple[list, np.ndarray]:
+    """Each user's ``budget`` co-clusters with the fewest users (ties: the first found); ``rows``
+    holds each co-cluster's users.  Returns the co-clusters' remaining users and which co-clusters
+    keep at least ``min_rows`` of them (the others are dropped: ``rows`` lists only the kept)."""
+    members = Csr.from_lists(rows, n_users)
+    cc, user = members.row_of, members.idx
+    order = np.lexsort((cc, members.lengths[cc], user))  # by user, then co-cluster size, then index
+    per_user = np.bincount(user, minlength=n_users)
+    rank = np.arange(len(order)) - np.repeat(np.cumsum(per_user) - per_user, per_user)
+    keep = np.zeros(members.nnz, dtype=bool)
+    keep[order[rank < budget]] = True
+    left = members.select(keep)
+    kept = np.flatnonzero(left.lengths >= min_rows)
+    return [left.row(c).copy() for c in kept], kept
 
 
 def _neighbourhoods(coclusters: dict, vocab: _Vocabulary, neighbours: str, n_neighbours: int,

@@ -25,6 +25,10 @@ from .csr import Csr
 
 # Pairs × neighbour entries expanded at once by :func:`votes`: bounds its working memory.
 _ENTRIES_PER_CHUNK = 4_000_000
+# Up to this many entities, similarities are taken as dense blocks of rows × every entity (BLAS,
+# fastest on small data); above it, as sparse rows whose entries are the co-members alone, so that
+# the work and memory grow with the co-memberships, never with entities².
+DENSE_SIMILARITY_ENTITIES = 16_384
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,7 +90,10 @@ def from_coclusters(members: Csr, n_entities: int, n_neighbours: int, block: int
 
 
 def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int) -> Neighbours:
-    """Each row's ``n_neighbours`` largest positive ``(A A^T)[a, b] inv[a] inv[b]``, decreasing."""
+    """Each row's ``n_neighbours`` largest positive ``(A A^T)[a, b] inv[a] inv[b]``, decreasing
+    (ties by index)."""
+    if A.shape[0] > DENSE_SIMILARITY_ENTITIES:
+        return _top_similar_sparse(A, At, inv, n_neighbours, block)
     n_entities = A.shape[0]
     ptrs, idxs, sims = [np.zeros(1, dtype=np.int64)], [], []
     count = 0
@@ -114,6 +121,27 @@ def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int) -> Neigh
     idx = np.concatenate(idxs) if idxs else np.zeros(0, dtype=np.int64)
     sim = np.concatenate(sims) if sims else np.zeros(0)
     return Neighbours(ptr.astype(np.int64), idx.astype(np.int64), sim.astype(np.float64))
+
+
+def _top_similar_sparse(A, At, inv: np.ndarray, n_neighbours: int, block: int) -> Neighbours:
+    """:func:`_top_similar` from sparse blocks of ``A A^T``: per block of rows, the entries of
+    its co-members alone, each row's ``n_neighbours`` best chosen by a compiled kernel."""
+    from ._neighbour_kernels import top_k_rows
+
+    n_entities = A.shape[0]
+    lengths, idxs, sims = [], [], []
+    for lo in range(0, n_entities, block):
+        hi = min(n_entities, lo + block)
+        P = (A[lo:hi] @ At).tocsr()
+        sim = P.data * np.repeat(inv[lo:hi], np.diff(P.indptr)) * inv[P.indices]
+        n, col, s = top_k_rows(P.indptr.astype(np.int64), P.indices.astype(np.int64), sim, lo, n_neighbours)
+        lengths.append(n)
+        idxs.append(col)
+        sims.append(s)
+    ptr = np.r_[0, np.cumsum(np.concatenate(lengths))].astype(np.int64) if lengths else np.zeros(1, np.int64)
+    idx = np.concatenate(idxs) if idxs else np.zeros(0, dtype=np.int64)
+    sim = np.concatenate(sims) if sims else np.zeros(0)
+    return Neighbours(ptr, idx, sim.astype(np.float64))
 
 
 def from_ratings(table: Csr, n_neighbours: int, block: int = 512) -> Neighbours:

@@ -17,7 +17,19 @@ from coclust.params import Instance, Interval, Options, Params, Subset, check_pa
 from ..errors import NotFittedError, ParameterError, UnknownIdError
 from ..files import plain
 from .ratings import as_ratings_frame
-from .settings import DISLIKE, FEATURES, LIKE, MODES, NEIGHBOURS, NONE, RECOMMENDER_PARAMS
+from .settings import (
+    COCLUSTERS_PER_USER,
+    DISLIKE,
+    FEATURES,
+    ITEM_L2_REFERENCE_LIKES,
+    LARGE_FROM_RATINGS,
+    LIKE,
+    MODES,
+    NEIGHBOURS,
+    NONE,
+    RECOMMENDER_PARAMS,
+    SCALINGS,
+)
 from .terms import GROUPS, TERMS, compute_terms, fit_weights, paper_scores, terms_of
 
 
@@ -74,7 +86,8 @@ class ProfileRecommender(Params):
         user's co-clusters and of the movies that share the movie's co-clusters.  The weights are
         a logistic regression fitted on a held-out ``validation_fraction`` of the training
         ratings (the co-clusters then come from the rest), after which the profiles are refitted
-        on all training ratings.
+        on all training ratings (on large data, see ``scaling``, the held-out ratings are added to
+        them instead).
 
     Parameters
     ----------
@@ -108,6 +121,18 @@ class ProfileRecommender(Params):
     item_support : {"coclusters", "random", "all"}, default="coclusters"
         The pairs of movies the item model may weigh: those the like co-clusters hold together;
         or, as controls for the ablations, as many random pairs, or every pair (EASE).
+    scaling : {"auto", "on", "off"}, default="auto"
+        The rules for large data.  ``on``: the profiles are fitted once — after the weights, the
+        co-clusters, neighbourhoods and item model learnt without the held-out ratings are kept and
+        the held-out ratings are added to the rating table and baseline that the votes and lists
+        read (about half the training time of fitting them again on every rating); and the item
+        model's penalty is ``item_l2`` times the training data's mean like count of a rated movie
+        over :data:`~recsys.model.settings.ITEM_L2_REFERENCE_LIKES` (MovieLens 100K's, where
+        ``item_l2`` was tuned); and each user stays in at most
+        :data:`~recsys.model.settings.COCLUSTERS_PER_USER` co-clusters of each side, those with
+        the fewest users (the co-memberships, and with them the neighbourhoods' cost, then grow
+        with the users, not with their square).  ``off``: none of these.  ``auto``: on from
+        :data:`~recsys.model.settings.LARGE_FROM_RATINGS` training ratings.
     random_state : int, default=0
 
     Attributes
@@ -150,6 +175,7 @@ class ProfileRecommender(Params):
         "validation_fraction": [Interval(float, 0, 0.5, closed="neither")],
         "item_l2": [Interval(float, 0, None, closed="neither")],
         "item_support": [Options("coclusters", "random", "all")],
+        "scaling": [Options(*SCALINGS)],
         "random_state": [Interval(int, 0, None)],
     }
 
@@ -168,6 +194,7 @@ class ProfileRecommender(Params):
         validation_fraction: float = 0.1,
         item_l2: float = 400.0,
         item_support: str = "coclusters",
+        scaling: str = "auto",
         random_state: int = 0,
     ):
         self.like_threshold = like_threshold
@@ -182,6 +209,7 @@ class ProfileRecommender(Params):
         self.validation_fraction = validation_fraction
         self.item_l2 = item_l2
         self.item_support = item_support
+        self.scaling = scaling
         self.random_state = random_state
 
     def set_params(self, **params) -> ProfileRecommender:
@@ -226,7 +254,7 @@ class ProfileRecommender(Params):
             Also fit the evidence weights of the scored mode.  ``False`` fits the profiles of all
             ratings once, enough for ``mode="paper"`` (half the work).
         """
-        from .learning import fit_profiles
+        from .learning import add_ratings, fit_profiles
         from .ratings import holdout_mask
 
         self.check_params()
@@ -249,10 +277,13 @@ class ProfileRecommender(Params):
             return self
         held = holdout_mask(ratings, self.validation_fraction, self.random_state)
         say(f"validation: profiles of {int((~held).sum()):,} ratings, weights on {int(held.sum()):,}")
-        kwargs["item_l2"] = float(self.item_l2)
+        large = self.scaling == "on" or (self.scaling == "auto" and len(ratings) >= LARGE_FROM_RATINGS)
+        kwargs["item_l2"] = _item_penalty(ratings[~held], self.item_l2, self.like_threshold, large)
         kwargs["item_support"] = self.item_support
         kwargs["residual_model"] = "item_residuals" in self.evidence
-        inner, _ = fit_profiles(ratings[~held], item_attributes, items, progress=say, **kwargs)
+        inner, inner_report = fit_profiles(ratings[~held], item_attributes, items, progress=say,
+                                           universe=ratings if large else None,
+                                           user_budget=COCLUSTERS_PER_USER if large else None, **kwargs)  # fmt: skip
         val = ratings[held]
         u, i = inner.user_index(val["user"].to_numpy()), inner.item_index(val["item"].to_numpy())
         ok = (u >= 0) & (i >= 0)
@@ -263,8 +294,13 @@ class ProfileRecommender(Params):
         self.validation_terms_ = {"terms": terms, "y": y}
         self.weights_ = fit_weights(terms, y, self.terms)
         t_val = time.perf_counter() - t0
-        say(f"profiles of all {len(ratings):,} ratings")
-        self.profiles_, self.report_ = fit_profiles(ratings, item_attributes, items, progress=say, **kwargs)
+        if large:
+            say(f"the {int(held.sum()):,} held-out ratings added to the profiles")
+            self.profiles_, self.report_ = add_ratings(inner, ratings), inner_report
+        else:
+            say(f"profiles of all {len(ratings):,} ratings")
+            self.profiles_, self.report_ = fit_profiles(ratings, item_attributes, items, progress=say, **kwargs)
+        self.report_["scaling"] = {"on": bool(large), "item_l2": kwargs["item_l2"]}
         self.report_["timings"]["validation"] = t_val
         self.report_["timings"]["fit"] = time.perf_counter() - t0
         self.report_["validation"] = {"held_out": int(held.sum()), "scored": int(ok.sum())}
@@ -519,6 +555,16 @@ class Ranking:
 
     order: np.ndarray
     key: np.ndarray
+
+
+def _item_penalty(ratings, item_l2: float, like_threshold: float, large: bool) -> float:
+    """``item_l2``; with the scaling rules, times the mean like count of a liked movie of
+    ``ratings`` over MovieLens 100K's (see ``scaling``)."""
+    if not large:
+        return float(item_l2)
+    liked = ratings["item"].to_numpy()[ratings["rating"].to_numpy(dtype=np.float64) > like_threshold]
+    mean_likes = len(liked) / max(len(np.unique(liked)), 1)
+    return float(item_l2) * mean_likes / ITEM_L2_REFERENCE_LIKES
 
 
 def _check_n(n) -> None:

@@ -15,6 +15,16 @@ MODES = ("scored", "paper")
 # (see recsys.model.learning).
 FEATURES = ("movies", "all", "attributes")
 NEIGHBOURS = ("coclusters", "ratings")
+# The rules for large data (ProfileRecommender's ``scaling``): "on", "off", or "auto" (on from
+# LARGE_FROM_RATINGS training ratings).
+SCALINGS = ("auto", "on", "off")
+LARGE_FROM_RATINGS = 500_000
+# The mean like count of a rated movie in MovieLens 100K's training folds (u1..u5.base: 39.8-40.1),
+# where the item model's penalty was tuned: with the scaling rules the penalty grows in proportion
+# to the data's mean, keeping its weight against the Gram diagonal (the like counts) the same.
+ITEM_L2_REFERENCE_LIKES = 40.0
+# With the scaling rules, the co-clusters of each side a user stays in (the most selective).
+COCLUSTERS_PER_USER = 400
 
 # Co-clustering parameters chosen for the recommender (measured on u1; see recsys.model.learning).
 RECOMMENDER_PARAMS = dict(n_bands=300, band_size=4, min_rows=2, min_cols=2, min_density=0.8, skip_covered=True)
@@ -34,12 +44,14 @@ def recommender_params(
     like_threshold: float = 2.0,
     random_state: int = 0,
     scheduler: str | None = None,
+    scaling: str = "auto",
 ) -> dict:
     """:class:`~recsys.model.ProfileRecommender` parameters from a user's choices.
 
     ``paper`` takes the paper's co-clustering parameters and features (every feature, as the
     paper co-clusters them); ``coclust`` overrides single HBLCoClust parameters (``None`` values
-    are ignored); ``scheduler`` sends the co-clustering's LSH step to that Dask scheduler.
+    are ignored); ``scheduler`` sends the co-clustering's LSH step to that Dask scheduler; ``scaling``
+    is :class:`~recsys.model.ProfileRecommender`'s.
 
     >>> recommender_params(paper=True, coclust={"n_bands": 100, "min_rows": None})["like_params"]["n_bands"]
     100
@@ -54,4 +66,5 @@ def recommender_params(
         like_params=params,
         dislike_params=dict(params),
         random_state=random_state,
+        scaling=scaling,
     )

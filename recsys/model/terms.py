@@ -87,13 +87,33 @@ def vote(fp: FittedProfiles, name: str, u: np.ndarray, i: np.ndarray, k: int, sh
     return votes(nb, i, u, fp.residuals, False, k, shrinkage, detail)
 
 
+# From this many pairs on (the held-out ratings of a large fit), the votes are computed in threads.
+PARALLEL_VOTE_PAIRS = 100_000
+
+
+def _cores() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float) -> dict[str, np.ndarray]:
     """The terms ``names`` for known users ``u`` and items ``i`` (index arrays)."""
     u = np.asarray(u, dtype=np.int64)
     i = np.asarray(i, dtype=np.int64)
     out = {}
     p = fp.like_rate
+    many = [name for name in names if name in VOTE_TERMS] if len(u) >= PARALLEL_VOTE_PAIRS else []
+    if len(many) > 1:  # the neighbours' lookups release the GIL: the votes run side by side
+        from concurrent.futures import ThreadPoolExecutor
+
+        fp.residuals  # noqa: B018 - computed once here rather than by each thread
+        with ThreadPoolExecutor(max_workers=min(len(many), _cores())) as pool:
+            for name, result in zip(many, pool.map(lambda n: vote(fp, n, u, i, k, shrinkage).value, many)):
+                out[name] = result
     for name in names:
+        if name in out:
+            continue
         if name == "user_like_share":
             likes, dislikes = fp.user_counts
             out[name] = like_share(likes[u], dislikes[u], p)
