@@ -71,7 +71,6 @@ def train(ratings: Path, items: Path, out: Path, extra: tuple[str, ...] = ()) ->
 
 def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
     """Held-out AUC and NDCG@10 of the model, ItemKNN and EASE (where it fits)."""
-    import numpy as np
     import pandas as pd
 
     from ingest.splits import split_ratings
@@ -79,6 +78,7 @@ def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
     from recsys.evaluation.methods import ProfileMethod, Training
     from recsys.evaluation.metrics import fill_uncovered, roc_auc
     from recsys.evaluation.ranking import RankingTask, catalogue_of, ndcg_per_user, top_lists
+    from recsys.model.ids import distinct
     from recsys.model.settings import ITEM_L2_REFERENCE_LIKES
     from recsys.store import load
 
@@ -95,7 +95,7 @@ def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
         methods["ease"] = EASE(lamb=400, input="likes")
         # EASE under the recommender's scaling rule for its penalty (the same training data)
         liked = fit["item"].to_numpy()[fit["rating"].to_numpy() > 2]
-        mean_likes = len(liked) / max(len(np.unique(liked)), 1)
+        mean_likes = len(liked) / max(len(distinct(liked)), 1)
         methods["ease_scaled"] = EASE(lamb=400 * mean_likes / ITEM_L2_REFERENCE_LIKES, input="likes")
     for name, method in methods.items():
         start = time.perf_counter()

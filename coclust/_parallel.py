@@ -25,12 +25,22 @@ def chunk_bounds(weights: np.ndarray, n_chunks: int) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
 
 
-def map_chunks(fn, bounds: list[tuple[int, int]]) -> list:
-    """``[fn(lo, hi) for lo, hi in bounds]``, on threads when there are several."""
+def map_chunks(fn, bounds: list[tuple[int, int]], done=None) -> list:
+    """``[fn(lo, hi) for lo, hi in bounds]``, on threads when there are several; ``done(k, n)``
+    (optional) is told as the first ``k`` of the ``n`` results are in."""
+    tell = done or (lambda k, n: None)
     if len(bounds) <= 1 or n_threads() == 1:
-        return [fn(lo, hi) for lo, hi in bounds]
+        out = []
+        for lo, hi in bounds:
+            out.append(fn(lo, hi))
+            tell(len(out), len(bounds))
+        return out
     with ThreadPoolExecutor(max_workers=n_threads()) as pool:
-        return list(pool.map(lambda b: fn(*b), bounds))
+        out = []
+        for result in pool.map(lambda b: fn(*b), bounds):
+            out.append(result)
+            tell(len(out), len(bounds))
+        return out
 
 
 _POOL: list = [None, 0]  # (executor, its number of threads)

@@ -226,7 +226,7 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
             raise ValueError('HBLCoClust: backend="dask" needs dask.distributed: pip install "hblcoclust[dask]"')
 
     # -- fitting -------------------------------------------------------------------
-    def fit(self, X, y=None) -> HBLCoClust:
+    def fit(self, X, y=None, progress=None) -> HBLCoClust:
         """Find the co-clusters of ``X``.
 
         Parameters
@@ -236,12 +236,17 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
             ``(row, col)`` pairs (columns ``row``/``col``, else the first two), or the path of
             a Parquet dataset holding one, is read as the relation of those pairs.
         y : ignored
+        progress : callable, optional
+            ``progress(step, fraction)``: told as each step starts (``fraction`` 0; steps
+            ``filter``, ``lsh``, ``regions``, ``inclose``, ``relax``, ``merge``) and as the
+            relaxation's chunks complete — for a progress bar on long fits.
 
         Returns
         -------
         self
         """
         self.check_params()
+        tell = progress or (lambda step, fraction: None)
         X = self._relation(X)
         timings = {}
         t0 = time.perf_counter()
@@ -249,25 +254,26 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         n_obj, n_feat = X.shape
         self.n_features_in_ = n_feat
 
-        with _timed(timings, "filter"):  # step 1: frequent features
+        with _timed(timings, "filter", tell):  # step 1: frequent features
             df = np.bincount(X.indices, minlength=n_feat)
             self.feature_mask_ = df <= self.max_feature_freq * n_obj + DENSITY_TOLERANCE
             kept = np.flatnonzero(self.feature_mask_)
             D = X[:, kept].tocsr() if len(kept) < n_feat else X
             Dt = D.T.tocsr()
-        with _timed(timings, "lsh"):  # step 2: LSH seeds, from objects and (optionally) from features
+        with _timed(timings, "lsh", tell):  # step 2: LSH seeds, from objects and (optionally) from features
             seeds = self._seeds(D, Dt, rng)
             self.n_seeds_ = len(seeds)
-        with _timed(timings, "regions"):  # step 3
+        with _timed(timings, "regions", tell):  # step 3
             regions = find_regions(D, Dt, seeds, self.min_rows, self.min_cols, self.skip_covered, self.lsh_memory)
             self.n_regions_ = len(regions)
-        with _timed(timings, "inclose"):  # step 4: In-Close2 on every region
+        with _timed(timings, "inclose", tell):  # step 4: In-Close2 on every region
             cc = _enumerate(D, regions, self.min_rows, self.min_cols, self.max_concepts, self.min_density)
-        with _timed(timings, "relax"):  # step 5: relaxation, once per distinct feature set
+        with _timed(timings, "relax", tell):  # step 5: relaxation, once per distinct feature set
             cc = cc.select(unique_by_cols(cc))
             self.n_concepts_ = len(cc)
-            cc = relax(D, Dt, cc.col_ptr, cc.col_idx, self.min_density, self.min_rows, self.min_cols, self.lsh_memory)
-        with _timed(timings, "merge"):  # step 6: merge equal feature sets
+            cc = relax(D, Dt, cc.col_ptr, cc.col_idx, self.min_density, self.min_rows, self.min_cols, self.lsh_memory,
+                       done=lambda k, n: tell("relax", k / n))  # fmt: skip
+        with _timed(timings, "merge", tell):  # step 6: merge equal feature sets
             cc = merge_equal_columns(D, cc, self.min_density, self.min_rows)
             if self.assign_uncovered:
                 rp, ri = assign_uncovered(D, cc.row_ptr, cc.row_idx, cc.col_ptr, cc.col_idx)
@@ -398,7 +404,9 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
 
 
 @contextlib.contextmanager
-def _timed(timings: dict, name: str):
+def _timed(timings: dict, name: str, tell=None):
+    if tell is not None:
+        tell(name, 0.0)
     t = time.perf_counter()
     yield
     timings[name] = time.perf_counter() - t

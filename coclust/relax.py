@@ -255,13 +255,15 @@ def unique_by_cols(blocks: Blocks) -> np.ndarray:
     return first_occurrences(blocks.column_hashes())
 
 
-def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: int, memory: int) -> Blocks:
+def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: int, memory: int,
+          done=None) -> Blocks:  # fmt: skip
     """Relax the co-clusters with columns ``col_idx[col_ptr[i]:col_ptr[i+1]]``; drop the too small.
 
     Below density 1 the counts use column bitsets when their two copies fit in half of
-    ``memory`` bytes (the estimator's working-memory budget), index lists otherwise."""
+    ``memory`` bytes (the estimator's working-memory budget), index lists otherwise.
+    ``done(k, n)``: told as the work's chunks complete (see :func:`map_chunks`)."""
     cost = np.diff(col_ptr)
-    bounds = chunk_bounds(cost, 4 * n_threads())
+    bounds = chunk_bounds(cost, 8 * n_threads())
     if min_density >= 1.0:
         # density 1 needs no counting: list intersections (66 s -> 0.6 s on the 10 M synthetic,
         # whose hub columns made every count walk lists that grow with the data)
@@ -269,7 +271,7 @@ def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: 
             X, Xt = X.sorted_indices(), Xt.sorted_indices()
         args = (X.indptr, X.indices, Xt.indptr, Xt.indices, X.shape[0], X.shape[1], col_ptr, col_idx)
         return Blocks.concat(
-            map_chunks(lambda lo, hi: _closure_chunk(*args, lo, hi, int(min_rows), int(min_cols)), bounds)
+            map_chunks(lambda lo, hi: _closure_chunk(*args, lo, hi, int(min_rows), int(min_cols)), bounds, done)
         )
     words = (X.shape[0] + 63) // 64
     deg = np.diff(Xt.indptr)
@@ -302,6 +304,7 @@ def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: 
             deg_sorted,
         ),  # fmt: skip
         bounds,
+        done,
     )
     return Blocks.concat(parts)
 

@@ -36,3 +36,7 @@ class InputFileError(RecsysError, ValueError):
 class RatingsError(RecsysError, ValueError):
     """Ratings a model cannot learn from: not a ratings table, repeated pairs, too few to hold
     some out for the weights."""
+
+
+class MemoryEstimateError(RecsysError, MemoryError):
+    """A fit would need more memory than allowed (or available): said before it starts."""

@@ -1,6 +1,8 @@
 """The rules for large data (``ProfileRecommender(scaling=...)``): one fit, a per-user budget of
 co-clusters, the item penalty grown with the like counts; and the sparse similarity path."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -65,7 +67,8 @@ def test_sparse_similarities_are_the_dense_ones(monkeypatch, n_neighbours):
         (di, ds), (si, ss) = dense.of(a), sparse.of(a)
         for v in np.unique(ds):
             assert set(di[ds == v]) == set(si[ss == v]) or v == ds[-1]
-    assert (np.diff(sparse.sim[sparse.ptr[0] : sparse.ptr[1]]) <= 0).all()
+        # the sparse path's order is decreasing similarity, then increasing index
+        assert all(ss[t] > ss[t + 1] or (ss[t] == ss[t + 1] and si[t] < si[t + 1]) for t in range(len(si) - 1))
 
 
 @pytest.fixture(scope="module")
@@ -137,3 +140,111 @@ def test_add_ratings_refuses_strangers(data):
 def test_scaling_must_be_a_known_rule(data):
     with pytest.raises(ParameterError, match="scaling"):
         ProfileRecommender(scaling="sometimes").fit(data[0])
+
+
+class _Recorder:
+    """A progress callback that also takes fractions (as the command line's does)."""
+
+    def __init__(self):
+        self.steps, self.fractions = [], []
+
+    def __call__(self, message):
+        self.steps.append(message)
+
+    def fraction(self, done, detail=""):
+        self.fractions.append((len(self.steps), detail, done))
+
+
+def test_long_steps_tell_how_far_they_are(data):
+    train, _, attrs, items = data
+    rec = _Recorder()
+    ProfileRecommender(like_params=FAST, dislike_params=FAST, item_l2=50.0).fit(train, attrs, items, progress=rec)
+    details = {d for _, d, _ in rec.fractions}
+    assert {"relaxation", "LSH seeds", "like users", "dislike items", "weights from the likes", "terms"} <= details
+    assert all(0.0 <= f <= 1.0 for _, _, f in rec.fractions)
+    for detail in ("like users", "weights from the likes", "terms"):
+        seen = [f for _, d, f in rec.fractions if d == detail]
+        assert seen[0] == 0.0 and seen[-1] == 1.0  # told as it starts and as it ends
+    # a plain callable is told the steps only
+    messages = []
+    ProfileRecommender(like_params=FAST, dislike_params=FAST, item_l2=50.0).fit(train, progress=messages.append)
+    assert all(isinstance(m, str) for m in messages)
+
+
+def test_progress_lines_show_the_share_done_and_the_time_left():
+    import io
+
+    from recsys.cli.base import Progress
+
+    now = [0.0]
+    out = io.StringIO()
+    p = Progress(every=5.0, stream=out, clock=lambda: now[0])
+    p("co-clustering the like relation")
+    p.fraction(0.0, "relaxation")
+    for k in range(1, 5):
+        now[0] += 3.0
+        p.fraction(k / 4, "relaxation")
+    p("neighbourhoods")
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "[   0.0s] co-clustering the like relation"
+    # 3 s for the first quarter: 9 s left; a line at most every 5 s; none at 100 %
+    assert lines[1:] == ["         … relaxation 25 %, about 9 s left", "         … relaxation 75 %, about 3 s left",
+                         "[  12.0s] neighbourhoods"]  # fmt: skip
+
+
+def test_progress_redraws_in_place_on_a_terminal():
+    import io
+
+    from recsys.cli.base import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    now = [0.0]
+    out = Terminal()
+    p = Progress(stream=out, clock=lambda: now[0])
+    p("step")
+    p.fraction(0.0, "x")
+    for k in (1, 2):
+        now[0] += 2.0
+        p.fraction(k / 2, "x")
+    p("next")
+    text = out.getvalue()
+    assert text.count("\r\x1b[2K") == 3  # two redraws and the clearing before the next step
+    assert "x 50 %, about 2 s left" in text and "x 100 %\x1b" in text and text.endswith("next\x1b[0m\n")
+
+
+@pytest.mark.data
+def test_train_stops_before_fitting_when_the_estimate_is_over_the_limit(shared_data, tmp_path):
+    from test_cli_relations import recsys
+
+    out = tmp_path / "model"
+    res = recsys("train", "--dataset", "ml-100k", "--max-memory", "0.5", "-o", str(out), home=shared_data)
+    assert res.returncode == 2 and not out.exists()
+    lines = res.stderr.strip().splitlines()
+    assert "Traceback" not in res.stderr and "co-clustering" not in res.stderr  # stopped before the fit
+    expected = r"error: training on 80,000 ratings \(943 users × 1,65\d movies\) needs about [\d.]+ GB"
+    assert re.search(expected, lines[-1])
+    assert "0.5 GB are the limit given (--max-memory)" in lines[-1]
+    bad = recsys("train", "--dataset", "ml-100k", "--max-memory", "-1", "-o", str(out), home=shared_data)
+    assert bad.returncode == 2 and "--max-memory must be a positive number" in bad.stderr
+
+
+def test_the_memory_estimate_covers_the_measured_peaks():
+    import json
+    from pathlib import Path
+
+    from recsys.model.memory import check_memory, fit_peak_bytes
+
+    runs = json.loads((Path(__file__).parent.parent / "benchmarks/results/recsys_scale.json").read_text())["runs"]
+    assert runs
+    for run in runs:
+        large = "--scaling off" not in run.get("train_args", "") and run["ratings"] >= 500_000
+        estimate = fit_peak_bytes(run["ratings"], run["items"], large)
+        # at or above the measured peak, and not wildly so (a useless estimate would pass the first)
+        assert run["peak_mb"] * 2**20 <= estimate <= 2.5 * run["peak_mb"] * 2**20, run["ratings"]
+    assert fit_peak_bytes(10**7, 5000, True) < fit_peak_bytes(10**7, 5000, False)
+    with pytest.raises(MemoryError, match="needs about"):
+        check_memory(10**9, 10**6, 50_000, True)  # a billion ratings: more than any machine here
+    assert check_memory(1000, 10, 10, False, limit=1e12) > 0

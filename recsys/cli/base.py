@@ -68,15 +68,66 @@ def user_errors(fn):
 
 
 def progress(quiet: bool):
-    """A callback printing each step with its elapsed time on stderr (``None`` with --quiet)."""
-    start = time.perf_counter()
-    if quiet:
-        return None
+    """A callback printing each step with its elapsed time on stderr, and the share done and the
+    time left of long steps (``None`` with --quiet)."""
+    return None if quiet else Progress()
 
-    def say(message: str) -> None:
-        typer.secho(f"[{time.perf_counter() - start:6.1f}s] {message}", err=True, fg=typer.colors.BRIGHT_BLACK)
 
-    return say
+class Progress:
+    """Steps on stderr: ``[  12.3s] message`` as each starts; while a long step reports how far it
+    is (:func:`recsys.model.progress.tell`), ``  … relaxation 40 %, about 25 s left`` — redrawn in
+    place on a terminal, otherwise a line at most every ``every`` seconds (logs stay short)."""
+
+    def __init__(self, every: float = 10.0, stream=None, clock=time.perf_counter):
+        self.clock = clock
+        self.start = clock()
+        self.every = every
+        self.stream = stream
+        self.detail, self.detail_start, self.last_line = None, self.start, -float("inf")
+        self.drawn = False
+
+    def _write(self, text: str, newline: bool = True) -> None:
+        typer.secho(text, err=True, fg=typer.colors.BRIGHT_BLACK, nl=newline, file=self.stream)
+
+    def _tty(self) -> bool:
+        stream = self.stream or sys.stderr
+        return bool(getattr(stream, "isatty", lambda: False)())
+
+    def __call__(self, message: str) -> None:
+        self._clear()
+        self._write(f"[{self.clock() - self.start:6.1f}s] {message}")
+        self.detail = None
+
+    def fraction(self, done: float, detail: str = "") -> None:
+        now = self.clock()
+        if detail != self.detail:
+            self.detail, self.detail_start = detail, now
+        elapsed = now - self.detail_start
+        if done <= 0 or elapsed < 1.0:  # nothing to extrapolate from yet, or too short to show
+            return
+        left = elapsed * (1 - done) / done
+        line = f"         … {detail + ' ' if detail else ''}{100 * done:.0f} %"
+        line += f", {_duration(left)} left" if done < 1 else ""
+        if self._tty():
+            self._write("\r\x1b[2K" + line, newline=False)
+            self.drawn = True
+        elif now - self.last_line >= self.every and done < 1:
+            self._write(line)
+            self.last_line = now
+
+    def _clear(self) -> None:
+        if self.drawn:
+            self._write("\r\x1b[2K", newline=False)
+            self.drawn = False
+
+
+def _duration(seconds: float) -> str:
+    """``about 40 s``, ``about 3 min``, ``about 1 h 20 min``."""
+    if seconds < 60:
+        return f"about {max(1, round(seconds))} s"
+    if seconds < 3600:
+        return f"about {round(seconds / 60)} min"
+    return f"about {int(seconds // 3600)} h {round(seconds % 3600 / 60)} min"
 
 
 def notes(quiet: bool):

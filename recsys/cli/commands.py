@@ -90,16 +90,28 @@ def train(
     data=None,
     model: ModelChoice = None,
     paper: bool = PAPER,
+    max_memory: float = typer.Option(
+        None,
+        "--max-memory",
+        metavar="GB",
+        help="Stop before fitting when the estimated peak memory is above this (default: the memory available now).",
+    ),
     quiet: bool = QUIET,
 ) -> None:
     """Fit the like/dislike profiles and the evidence weights on a training split; save the model."""
     from ..model import ProfileRecommender
+    from ..model.memory import check_memory
     from ..provenance import provenance
     from ..store import fingerprint, save
 
     recommender = ProfileRecommender(**model.params(paper))
     recommender.check_params()  # before reading any data
+    if max_memory is not None and max_memory <= 0:
+        raise ParameterError(f"--max-memory must be a positive number of GB, got {max_memory}")
     loaded = _load(data, quiet)
+    train = loaded.train
+    check_memory(len(train), train["user"].nunique(), train["item"].nunique(), recommender.is_large(len(train)),
+                 None if max_memory is None else max_memory * 1e9)  # fmt: skip
     recommender.fit(loaded.train, loaded.attributes, loaded.items, progress=progress(quiet))
     stamp = provenance(**data.describe(), split=loaded.split, attribute_kinds=loaded.kinds, top_cast=data.top_cast,
                        data_fingerprint=fingerprint(loaded.train, loaded.attributes))  # fmt: skip

@@ -4,11 +4,27 @@
 ([3, 1], ['a', '7'])
 >>> IdIndex(id_array([10, 20]))(["20", 20, 30, "x"]).tolist()
 [1, 1, -1, -1]
+>>> distinct([3, 1, 3, 2]).tolist(), distinct(["b", "a", "b"]).tolist()
+([1, 2, 3], ['a', 'b'])
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+
+def distinct(values) -> np.ndarray:
+    """The distinct values of ``values``, sorted (``np.unique``'s result).
+
+    numpy 2.4's ``np.unique`` finds them with a hash table that is 5 to 25 times slower here than
+    pandas' on millions of numbers (the user ids of 25 M ratings: 8.5 s against 0.2 s; 25 M
+    distinct keys: 52 s), so numbers go through ``pd.unique`` and a sort of what it keeps."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iuf" and arr.ndim == 1:
+        import pandas as pd
+
+        return np.sort(pd.unique(arr))
+    return np.unique(arr)
 
 
 def id_array(values) -> np.ndarray:

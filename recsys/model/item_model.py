@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .csr import Csr
+from .ids import distinct
 
 # item catalogues up to this size use one dense Gram matrix (8 × items² bytes: 0.5 GB at 8,000);
 # larger ones too when at least DENSE_GRAM_SHARE of its cells are non-zero and the dense form fits
@@ -92,13 +93,15 @@ def full_weights(liked: Csr, l2: float) -> Csr:
     return Csr.from_pairs(rows, cols, W.shape, W[rows, cols])
 
 
-def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None, budget: float = FLOP_BUDGET) -> Csr:
+def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None, budget: float = FLOP_BUDGET,
+                 done=None) -> Csr:  # fmt: skip
     """The ridge weights ``W`` (items × items; row: the item liked, column: the item scored) of
     every item's column on the columns of its support (module docstring); ``liked`` may carry
     values (the rating residuals, say) instead of ones.  The per-item solves run on ``threads``
     threads (default: every core), each with one BLAS thread.  An item's solve costs the cube of
     its support: when they would exceed ``budget`` flops, each item keeps the partners it is
-    most liked with (see :func:`capped_support`)."""
+    most liked with (see :func:`capped_support`).  ``done(share)`` is told as the solves complete
+    (the share of their flops)."""
     import os
     from concurrent.futures import ThreadPoolExecutor
 
@@ -106,7 +109,7 @@ def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None
 
     n = support.n_rows
     # only the items in some support enter a solve: G is taken over them alone (local indices)
-    active = np.unique(np.r_[np.flatnonzero(support.lengths), support.idx]).astype(np.int64)
+    active = distinct(np.r_[np.flatnonzero(support.lengths), support.idx]).astype(np.int64)
     X = liked.to_scipy().tocsc().astype(np.float64)[:, active]
     G = gram(X)
     m = len(active)
@@ -117,8 +120,14 @@ def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None
     cost = np.cumsum(support.lengths.astype(np.float64) ** 3 + 1.0)
     cuts = np.searchsorted(cost, cost[-1] * np.arange(1, 4 * threads) / (4 * threads)) if m else []
     edges = np.unique(np.r_[0, cuts, m]).astype(int)
+    if done is not None:
+        done(0.0)
     with threadpool_limits(1, "blas"), ThreadPoolExecutor(max_workers=threads) as pool:
-        parts = list(pool.map(lambda b: _solve(G, support, l2, *b), zip(edges[:-1], edges[1:])))
+        parts, bounds = [], list(zip(edges[:-1], edges[1:]))
+        for (_, hi), part in zip(bounds, pool.map(lambda b: _solve(G, support, l2, *b), bounds)):
+            parts.append(part)
+            if done is not None:
+                done(cost[hi - 1] / cost[-1])
     src, dst, val = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, np.int64) for k in range(3))
     return Csr.from_pairs(active[src.astype(np.int64)], active[dst.astype(np.int64)], (n, n), val.astype(np.float64))
 

@@ -38,10 +38,11 @@ from coclust.params import DENSITY_TOLERANCE
 from ingest.features import DISLIKED, ITEM_KIND, LIKED, attribute_names, split_features
 
 from .csr import Csr
-from .ids import id_array
+from .ids import distinct, id_array
 from .item_model import full_weights, item_weights, random_support
 from .neighbours import Neighbours, from_coclusters, from_ratings
 from .profiles import CoClusters, FittedProfiles
+from .progress import COCLUSTER_STEPS, tell
 from .ratings import check_ratings, rating_baseline
 from .settings import RECOMMENDER_PARAMS, SIDES
 
@@ -125,7 +126,7 @@ def fit_profiles(
             coclusters[side] = _cocluster(side, rel, vocab, features, params, random_state, report, say, user_budget)
     with _timed(timings, "neighbours"):
         say("neighbourhoods")
-        nbrs = _neighbourhoods(coclusters, vocab, neighbours, n_neighbours, like_threshold)
+        nbrs = _neighbourhoods(coclusters, vocab, neighbours, n_neighbours, like_threshold, say)
     fp = vocab.profiles(coclusters, nbrs, like_threshold, features)
     if item_l2 is not None:
         with _timed(timings, "item_model"):
@@ -183,12 +184,12 @@ class _Vocabulary:
             if item_attributes is None
             else item_attributes[["item", "kind", "value"]].drop_duplicates()
         )
-        users = id_array(np.unique(id_array(ids["user"].to_numpy())))
+        users = id_array(distinct(id_array(ids["user"].to_numpy())))
         item_ids = id_array(ids["item"].to_numpy())
         attr_items = id_array(attrs_df["item"].to_numpy()) if len(attrs_df) else item_ids[:0]
         if len(attr_items) and attr_items.dtype != item_ids.dtype:
             attr_items, item_ids = attr_items.astype(str), item_ids.astype(str)
-        items_vocab = np.unique(np.concatenate([item_ids, attr_items]))
+        items_vocab = distinct(np.concatenate([item_ids, attr_items]))
         names = attribute_names(attrs_df["kind"], attrs_df["value"]).astype(str) if len(attrs_df) else None
         attributes = np.unique(names) if names is not None else np.zeros(0, dtype=str)
         u_idx = np.searchsorted(users, id_array(ratings["user"].to_numpy()))
@@ -265,7 +266,8 @@ def _cocluster(side: str, rel: _RelationColumns, vocab: _Vocabulary, features: s
     fit_cols = np.flatnonzero(side_cols & kind_cols[features])
     Xs = rel.X[:, fit_cols].tocsr()
     say(f"co-clustering the {side} relation ({Xs.nnz:,} relations)")
-    model = HBLCoClust(random_state=random_state, **params).fit(Xs) if Xs.nnz else None
+    steps = lambda step, done: tell(say, done, COCLUSTER_STEPS.get(step, step))  # noqa: E731
+    model = HBLCoClust(random_state=random_state, **params).fit(Xs, progress=steps) if Xs.nnz else None
     found = model.coclusters_ if model is not None else []
     rows = [rel.row_user[r] for r, _ in found]
     cols = [fit_cols[c] for _, c in found]
@@ -276,7 +278,8 @@ def _cocluster(side: str, rel: _RelationColumns, vocab: _Vocabulary, features: s
     cc_items = [np.sort(rel.col_item[c[rel.is_item[c]]]) for c in cols]
     if features == "movies":
         attr_cols = np.flatnonzero(side_cols & ~rel.is_item)
-        cc_attrs = _attach_attributes(rows, cc_items, rel.X, attr_cols, rel.col_attr, vocab.item_attributes, params)
+        cc_attrs = _attach_attributes(rows, cc_items, rel.X, attr_cols, rel.col_attr, vocab.item_attributes, params,
+                                      done=lambda f: tell(say, f, "the co-clusters' attributes"))  # fmt: skip
     else:
         cc_attrs = [np.sort(rel.col_attr[c[~rel.is_item[c]]]) for c in cols]
     report[f"{side}_coclusters"] = len(rows)
@@ -310,15 +313,16 @@ def most_selective(rows: list[np.ndarray], n_users: int, budget: int, min_rows: 
 
 
 def _neighbourhoods(coclusters: dict, vocab: _Vocabulary, neighbours: str, n_neighbours: int,
-                    like_threshold: float) -> dict:  # fmt: skip
+                    like_threshold: float, say=None) -> dict:  # fmt: skip
     """Users' and items' neighbours through each side's co-clusters; with ``neighbours="ratings"``
     the like side's from plain co-ratings instead (the control) and no dislike side."""
     n_users, n_items = len(vocab.users), len(vocab.items)
     nbrs = {}
     for side in SIDES:
         cc = coclusters[side]
-        nbrs[f"{side}_users"] = from_coclusters(cc.users, n_users, n_neighbours)
-        nbrs[f"{side}_items"] = from_coclusters(cc.items, n_items, n_neighbours)
+        for who, members, n in (("users", cc.users, n_users), ("items", cc.items, n_items)):
+            nbrs[f"{side}_{who}"] = from_coclusters(members, n, n_neighbours,
+                                                    done=lambda f, d=f"{side} {who}": tell(say, f, d))  # fmt: skip
     if neighbours == "ratings":
         R = vocab.ratings
         signed = R.with_values(np.where(R.values > like_threshold, 1.0, -1.0))
@@ -338,19 +342,21 @@ def _item_model(fp: FittedProfiles, l2: float, support: str, residual_model: boo
     if support == "random":
         pairs = random_support(pairs, seed)
 
-    def solve(table: Csr) -> Csr:
-        return full_weights(table, l2) if support == "all" else item_weights(table, pairs, l2)
+    def solve(table: Csr, what: str) -> Csr:
+        if support == "all":
+            return full_weights(table, l2)
+        return item_weights(table, pairs, l2, done=lambda f: tell(say, f, what))
 
-    fp = dataclasses.replace(fp, item_weights=solve(fp.liked))
+    fp = dataclasses.replace(fp, item_weights=solve(fp.liked, "weights from the likes"))
     if residual_model:
-        fp = dataclasses.replace(fp, residual_weights=solve(fp.residuals))
+        fp = dataclasses.replace(fp, residual_weights=solve(fp.residuals, "weights from the residuals"))
     return fp
 
 
 _LOOKUPS = 4_000_000  # (candidate, user) lookups at once in _attach_attributes: bounds its memory
 
 
-def _attach_attributes(rows, items, X, attr_cols, col_attr, item_attrs: Csr, params) -> list[np.ndarray]:
+def _attach_attributes(rows, items, X, attr_cols, col_attr, item_attrs: Csr, params, done=None) -> list[np.ndarray]:
     """For each co-cluster (its users ``rows`` and movies ``items``): the attribute features of
     ``attr_cols`` that at least ``min_density`` of its users hold (step 5's relaxation over the
     attribute columns) and that at least one of its movies carries (so that a group that likes
@@ -371,11 +377,16 @@ def _attach_attributes(rows, items, X, attr_cols, col_attr, item_attrs: Csr, par
     pair_cc, pair_attr = cand.row_of, cand.idx
     size = members.lengths[pair_cc]
     count = np.zeros(len(pair_cc))
+    held.lookup(np.zeros(1, np.int64), np.zeros(1, np.int64))  # its lookup table, built before the clock starts
+    if done is not None:
+        done(0.0)
     bounds = np.searchsorted(np.cumsum(size), np.arange(_LOOKUPS, size.sum() + _LOOKUPS, _LOOKUPS))
     for lo, hi in zip(np.r_[0, bounds[:-1]], bounds, strict=True):  # chunks of bounded memory
         which, pos = members.rows_entries(pair_cc[lo:hi])  # every (candidate, user of its co-cluster)
         found, _ = held.lookup(members.idx[pos], pair_attr[lo:hi][which])
         count[lo:hi] = np.bincount(which, weights=found, minlength=hi - lo)
+        if done is not None:
+            done(hi / len(pair_cc))
     keep = count >= density * size - DENSITY_TOLERANCE
     kept = cand.select(keep)
     return [kept.row(c).copy() for c in range(kept.n_rows)]

@@ -75,8 +75,9 @@ def membership_norms(members: Csr, n_entities: int) -> np.ndarray:
     return np.sqrt(np.bincount(members.idx, weights=np.repeat(w, members.lengths), minlength=n_entities))
 
 
-def from_coclusters(members: Csr, n_entities: int, n_neighbours: int, block: int = 512) -> Neighbours:
-    """The ``n_neighbours`` most similar entities of each entity, from co-clusters × entities ``members``."""
+def from_coclusters(members: Csr, n_entities: int, n_neighbours: int, block: int = 512, done=None) -> Neighbours:
+    """The ``n_neighbours`` most similar entities of each entity, from co-clusters × entities
+    ``members``; ``done(share)`` is told as blocks of entities complete."""
     import scipy.sparse as sp
 
     w = cocluster_weights(members.lengths)
@@ -86,14 +87,16 @@ def from_coclusters(members: Csr, n_entities: int, n_neighbours: int, block: int
         (np.repeat(np.sqrt(w), members.lengths), (members.idx, members.row_of)), shape=(n_entities, members.n_rows)
     ).tocsr()
     inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-    return _top_similar(A, A.T.tocsr(), inv, n_neighbours, block)
+    return _top_similar(A, A.T.tocsr(), inv, n_neighbours, block, done)
 
 
-def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int) -> Neighbours:
+def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=None) -> Neighbours:
     """Each row's ``n_neighbours`` largest positive ``(A A^T)[a, b] inv[a] inv[b]``, decreasing
     (ties by index)."""
+    if done is not None:
+        done(0.0)
     if A.shape[0] > DENSE_SIMILARITY_ENTITIES:
-        return _top_similar_sparse(A, At, inv, n_neighbours, block)
+        return _top_similar_sparse(A, At, inv, n_neighbours, block, done)
     n_entities = A.shape[0]
     ptrs, idxs, sims = [np.zeros(1, dtype=np.int64)], [], []
     count = 0
@@ -117,13 +120,15 @@ def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int) -> Neigh
         sims.append(top_sim[keep])
         ptrs.append(count + np.cumsum(lengths))
         count += int(lengths.sum())
+        if done is not None:
+            done(hi / n_entities)
     ptr = np.concatenate(ptrs)
     idx = np.concatenate(idxs) if idxs else np.zeros(0, dtype=np.int64)
     sim = np.concatenate(sims) if sims else np.zeros(0)
     return Neighbours(ptr.astype(np.int64), idx.astype(np.int64), sim.astype(np.float64))
 
 
-def _top_similar_sparse(A, At, inv: np.ndarray, n_neighbours: int, block: int) -> Neighbours:
+def _top_similar_sparse(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=None) -> Neighbours:
     """:func:`_top_similar` from sparse blocks of ``A A^T``: per block of rows, the entries of
     its co-members alone, each row's ``n_neighbours`` best chosen by a compiled kernel."""
     from ._neighbour_kernels import top_k_rows
@@ -138,6 +143,8 @@ def _top_similar_sparse(A, At, inv: np.ndarray, n_neighbours: int, block: int) -
         lengths.append(n)
         idxs.append(col)
         sims.append(s)
+        if done is not None:
+            done(hi / n_entities)
     ptr = np.r_[0, np.cumsum(np.concatenate(lengths))].astype(np.int64) if lengths else np.zeros(1, np.int64)
     idx = np.concatenate(idxs) if idxs else np.zeros(0, dtype=np.int64)
     sim = np.concatenate(sims) if sims else np.zeros(0)

@@ -238,6 +238,10 @@ class ProfileRecommender(Params):
         """The evidence terms of the scored mode."""
         return terms_of(self.evidence)
 
+    def is_large(self, n_ratings: int) -> bool:
+        """Whether ``fit`` on ``n_ratings`` training ratings applies the scaling rules."""
+        return self.scaling == "on" or (self.scaling == "auto" and n_ratings >= LARGE_FROM_RATINGS)
+
     # -- fitting ------------------------------------------------------------------------------
     def fit(self, ratings, item_attributes=None, items=None, progress=None, scored: bool = True) -> ProfileRecommender:
         """Learn profiles and evidence weights from training ``ratings`` (``user, item, rating``).
@@ -255,6 +259,7 @@ class ProfileRecommender(Params):
             ratings once, enough for ``mode="paper"`` (half the work).
         """
         from .learning import add_ratings, fit_profiles
+        from .progress import tell
         from .ratings import holdout_mask
 
         self.check_params()
@@ -277,7 +282,7 @@ class ProfileRecommender(Params):
             return self
         held = holdout_mask(ratings, self.validation_fraction, self.random_state)
         say(f"validation: profiles of {int((~held).sum()):,} ratings, weights on {int(held.sum()):,}")
-        large = self.scaling == "on" or (self.scaling == "auto" and len(ratings) >= LARGE_FROM_RATINGS)
+        large = self.is_large(len(ratings))
         kwargs["item_l2"] = _item_penalty(ratings[~held], self.item_l2, self.like_threshold, large)
         kwargs["item_support"] = self.item_support
         kwargs["residual_model"] = "item_residuals" in self.evidence
@@ -289,7 +294,8 @@ class ProfileRecommender(Params):
         ok = (u >= 0) & (i >= 0)
         all_terms = [t.name for t in TERMS if t.name != "item_residuals" or inner.residual_weights is not None]
         say(f"the score's terms on the {int(ok.sum()):,} held-out ratings, and their weights")
-        terms = compute_terms(inner, u[ok], i[ok], all_terms, self.n_votes, self.shrinkage)
+        terms = compute_terms(inner, u[ok], i[ok], all_terms, self.n_votes, self.shrinkage,
+                              done=lambda share: tell(say, share, "terms"))  # fmt: skip
         y = val["rating"].to_numpy(dtype=np.float64)[ok] > self.like_threshold
         self.validation_terms_ = {"terms": terms, "y": y}
         self.weights_ = fit_weights(terms, y, self.terms)
@@ -560,10 +566,12 @@ class Ranking:
 def _item_penalty(ratings, item_l2: float, like_threshold: float, large: bool) -> float:
     """``item_l2``; with the scaling rules, times the mean like count of a liked movie of
     ``ratings`` over MovieLens 100K's (see ``scaling``)."""
+    from .ids import distinct
+
     if not large:
         return float(item_l2)
     liked = ratings["item"].to_numpy()[ratings["rating"].to_numpy(dtype=np.float64) > like_threshold]
-    mean_likes = len(liked) / max(len(np.unique(liked)), 1)
+    mean_likes = len(liked) / max(len(distinct(liked)), 1)
     return float(item_l2) * mean_likes / ITEM_L2_REFERENCE_LIKES
 
 

@@ -97,8 +97,11 @@ def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float) -> dict[str, np.ndarray]:
-    """The terms ``names`` for known users ``u`` and items ``i`` (index arrays)."""
+def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float, done=None) -> dict[str, np.ndarray]:
+    """The terms ``names`` for known users ``u`` and items ``i`` (index arrays); ``done(share)``
+    is told as the terms complete."""
+    tell = done or (lambda share: None)
+    tell(0.0)
     u = np.asarray(u, dtype=np.int64)
     i = np.asarray(i, dtype=np.int64)
     out = {}
@@ -111,6 +114,7 @@ def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float) -> 
         with ThreadPoolExecutor(max_workers=min(len(many), _cores())) as pool:
             for name, result in zip(many, pool.map(lambda n: vote(fp, n, u, i, k, shrinkage).value, many)):
                 out[name] = result
+                tell(len(out) / len(names))
     for name in names:
         if name in out:
             continue
@@ -130,6 +134,7 @@ def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float) -> 
             out[name] = item_model_term(fp, u, i, residuals=True)
         else:
             raise ValueError(f"unknown evidence term {name!r}")  # a bug: names come from TERMS
+        tell(len(out) / len(names))
     return out
 
 

@@ -1,0 +1,65 @@
+"""The memory a fit will need, estimated before it starts: a job too large for the machine stops
+with one line naming the figures instead of being killed by the kernel hours later.
+
+The estimate is the peak resident memory of ``recsys train`` measured on MovieLens-shaped
+synthetic ratings (``benchmarks/bench_recsys_scale.py``, see its results file): a fixed part
+(the interpreter, numpy, scipy, numba, the data frame of a small set) plus a part per rating, and
+the item model's dense Gram matrix (``8 × movies²`` bytes, with its sparse product alongside
+while it is built) when it is dense.  Constants are rounded up from the measured peaks so that
+the estimate errs on the high side; the fit itself is unchanged by it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import MemoryEstimateError
+from .item_model import DENSE_GRAM_BYTES, DENSE_GRAM_ITEMS
+
+BASE_BYTES = 0.8e9
+# per rating, with the scaling rules (one fit) and without them (two fits, the first kept alive
+# while its weights are learnt)
+BYTES_PER_RATING = {True: 650.0, False: 1000.0}
+GRAM_BYTES_PER_CELL = 20.0  # 8 dense + ~12 of the sparse product it is made from
+
+
+def fit_peak_bytes(n_ratings: int, n_items: int, large: bool) -> float:
+    """The estimated peak memory of fitting ``n_ratings`` ratings of ``n_items`` movies
+    (``large``: with the scaling rules)."""
+    m = n_items if n_items <= DENSE_GRAM_ITEMS or 8 * n_items**2 <= DENSE_GRAM_BYTES else 0
+    return BASE_BYTES + BYTES_PER_RATING[bool(large)] * n_ratings + GRAM_BYTES_PER_CELL * m * m
+
+
+def available_bytes() -> float | None:
+    """The memory available to this process now: the kernel's ``MemAvailable``, lowered to the
+    room left under a cgroup (container) limit; ``None`` where neither can be read."""
+    found = []
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                found.append(float(line.split()[1]) * 1024)
+    except OSError:
+        pass
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        used = float(Path("/sys/fs/cgroup/memory.current").read_text().strip())
+        if limit != "max":
+            found.append(float(limit) - used)
+    except (OSError, ValueError):
+        pass
+    return min(found) if found else None
+
+
+def check_memory(n_ratings: int, n_users: int, n_items: int, large: bool, limit: float | None = None) -> float:
+    """Raise :class:`~recsys.errors.MemoryEstimateError` when the estimated peak exceeds ``limit``
+    bytes (default: :func:`available_bytes`); returns the estimate."""
+    need = fit_peak_bytes(n_ratings, n_items, large)
+    allowed = available_bytes() if limit is None else limit
+    if allowed is not None and need > allowed:
+        where = "the limit given (--max-memory)" if limit is not None else "available now"
+        raise MemoryEstimateError(
+            f"training on {n_ratings:,} ratings ({n_users:,} users × {n_items:,} movies) needs about "
+            f"{need / 1e9:.1f} GB of memory by the estimate, and {allowed / 1e9:.1f} GB are {where}; "
+            "free memory, use a larger machine, or pass --max-memory to allow more"
+        )
+    return need
