@@ -162,7 +162,7 @@ def _merge(path: Path, row: dict) -> None:
 
 def plot(runs: list[dict], path: Path) -> None:
     """Train time and peak memory against ratings, one line per train arguments, log-log, with a
-    line of slope 1 (linear growth) through the first point for reference."""
+    line of slope 1 (linear growth) through the 1 M point (else the first) for reference."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -176,8 +176,10 @@ def plot(runs: list[dict], path: Path) -> None:
         for ax, key, scale in ((axes[0], "seconds", 1.0), (axes[1], "peak_mb", 1 / 1024)):
             y = [r[key] * scale for r in sel]
             ax.plot(x, y, "o-", label=label)
-            if args == "" and len(x) > 1:
-                ax.plot([x[0], x[-1]], [y[0], y[0] * x[-1] / x[0]], "k:", lw=1, label="linear from the first point")
+            if args == "" and len(x) > 1:  # from 1 M on where measured: below it fixed costs dominate
+                a = next((t for t, n in enumerate(x) if n >= 1_000_000), 0)
+                ax.plot([x[a], x[-1]], [y[a], y[a] * x[-1] / x[a]], "k:", lw=1,
+                        label=f"linear from {x[a]:,} ratings")  # fmt: skip
     for ax, ylabel in ((axes[0], "training time (s)"), (axes[1], "peak memory (GB)")):
         ax.set_xscale("log")
         ax.set_yscale("log")

@@ -248,3 +248,14 @@ def test_the_memory_estimate_covers_the_measured_peaks():
     with pytest.raises(MemoryError, match="needs about"):
         check_memory(10**9, 10**6, 50_000, True)  # a billion ratings: more than any machine here
     assert check_memory(1000, 10, 10, False, limit=1e12) > 0
+
+
+def test_cli_scaling_must_be_a_known_rule(tmp_path):
+    from test_cli_relations import recsys
+
+    ratings = tmp_path / "r.csv"
+    ratings.write_text("user,item,rating\n1,1,5\n")
+    out = tmp_path / "m"
+    res = recsys("train", "--ratings", str(ratings), "--scaling", "sometimes", "-o", str(out))
+    assert res.returncode == 2 and not out.exists() and "Traceback" not in res.stderr
+    assert "scaling" in res.stderr and "sometimes" in res.stderr
