@@ -78,8 +78,7 @@ def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
     from recsys.evaluation.methods import ProfileMethod, Training
     from recsys.evaluation.metrics import fill_uncovered, roc_auc
     from recsys.evaluation.ranking import RankingTask, catalogue_of, ndcg_per_user, top_lists
-    from recsys.model.ids import distinct
-    from recsys.model.settings import ITEM_L2_REFERENCE_LIKES
+    from recsys.model.recommender import scaled_item_penalty
     from recsys.store import load
 
     ratings = pd.read_csv(ratings_csv)
@@ -94,9 +93,7 @@ def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
     if len(task.catalogue) <= EASE_MAX_ITEMS:
         methods["ease"] = EASE(lamb=400, input="likes")
         # EASE under the recommender's scaling rule for its penalty (the same training data)
-        liked = fit["item"].to_numpy()[fit["rating"].to_numpy() > 2]
-        mean_likes = len(liked) / max(len(distinct(liked)), 1)
-        methods["ease_scaled"] = EASE(lamb=400 * mean_likes / ITEM_L2_REFERENCE_LIKES, input="likes")
+        methods["ease_scaled"] = EASE(lamb=scaled_item_penalty(fit, 400.0), input="likes")
     for name, method in methods.items():
         start = time.perf_counter()
         if name != "profile":

@@ -283,7 +283,8 @@ class ProfileRecommender(Params):
         held = holdout_mask(ratings, self.validation_fraction, self.random_state)
         say(f"validation: profiles of {int((~held).sum()):,} ratings, weights on {int(held.sum()):,}")
         large = self.is_large(len(ratings))
-        kwargs["item_l2"] = _item_penalty(ratings[~held], self.item_l2, self.like_threshold, large)
+        l2 = float(self.item_l2)
+        kwargs["item_l2"] = scaled_item_penalty(ratings[~held], l2, self.like_threshold) if large else l2
         kwargs["item_support"] = self.item_support
         kwargs["residual_model"] = "item_residuals" in self.evidence
         inner, inner_report = fit_profiles(ratings[~held], item_attributes, items, progress=say,
@@ -563,13 +564,11 @@ class Ranking:
     key: np.ndarray
 
 
-def _item_penalty(ratings, item_l2: float, like_threshold: float, large: bool) -> float:
-    """``item_l2``; with the scaling rules, times the mean like count of a liked movie of
-    ``ratings`` over MovieLens 100K's (see ``scaling``)."""
+def scaled_item_penalty(ratings, item_l2: float, like_threshold: float = 2.0) -> float:
+    """The scaling rules' penalty: ``item_l2`` times the mean like count of a liked movie of
+    ``ratings`` over MovieLens 100K's (see ``ProfileRecommender``'s ``scaling``)."""
     from .ids import distinct
 
-    if not large:
-        return float(item_l2)
     liked = ratings["item"].to_numpy()[ratings["rating"].to_numpy(dtype=np.float64) > like_threshold]
     mean_likes = len(liked) / max(len(distinct(liked)), 1)
     return float(item_l2) * mean_likes / ITEM_L2_REFERENCE_LIKES
