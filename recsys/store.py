@@ -37,7 +37,7 @@ def fingerprint(ratings, attributes=None) -> str:
     for df, cols in ((ratings, ["user", "item", "rating"]), (attributes, ["item", "kind", "value"])):
         if df is None or len(df) == 0:
             continue
-        row_hashes = pd.util.hash_pandas_object(df[cols].astype(str), index=False).to_numpy()
+        row_hashes = pd.util.hash_pandas_object(df[cols], index=False).to_numpy()
         h.update(np.sort(row_hashes).tobytes())
     return h.hexdigest()
 

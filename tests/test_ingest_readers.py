@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ingest.imdb import imdb_attributes, read_ml100k_details, read_principals
 from ingest.linking import link_items, normalise_title
@@ -106,6 +108,32 @@ def test_relations_use_training_ratings_only():
     attrs = pd.DataFrame({"item": [10, 11, 12], "kind": "genre", "value": ["A", "B", "C"]})
     rel = build_relations(train, attrs)
     assert not any("12" in f or ":C:" in f for f in rel.features)  # movie 12 only rated in a test set
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from([1, 2, 3, 40]), st.sampled_from([10, 11, 12, 7]),
+                       st.sampled_from([1, 2, 2.5, 5])), min_size=1, max_size=15, unique_by=lambda t: t[:2]),
+    st.lists(st.tuples(st.sampled_from([10, 11, 12, 99]), st.sampled_from(["genre", "cast"]),
+                       st.sampled_from(["A", "B", "10", "x:y"])), max_size=8),
+    st.booleans(),
+)  # fmt: skip
+def test_relations_are_their_definition(rows, attr_rows, text_ids):
+    """Every (user, feature) pair as the module docstring defines it, computed the plain way."""
+    ratings = pd.DataFrame(rows, columns=["user", "item", "rating"])
+    if text_ids:
+        ratings["item"] = ratings["item"].astype(str).radd("m")
+    attrs = pd.DataFrame(attr_rows, columns=["item", "kind", "value"])
+    if text_ids:
+        attrs["item"] = attrs["item"].astype(str).radd("m")
+    want = {(u, f"movie:{i}:{'Y' if r > 2 else 'N'}") for u, i, r in ratings.itertuples(index=False)}
+    joined = ratings.merge(attrs.drop_duplicates(), on="item")
+    for (u, kind, value), g in joined.groupby(["user", "kind", "value"]):
+        want.add((u, f"{kind}:{value}:{'Y' if g['rating'].mean() > 2 else 'N'}"))
+    rel = build_relations(ratings, attrs if len(attrs) else None)
+    assert set(rel.frame().itertuples(index=False, name=None)) == want
+    assert list(rel.features) == sorted(rel.features) and list(rel.objects) == sorted(set(ratings["user"]))
+    assert rel.matrix.nnz == len(want) and set(rel.matrix.data) == {1}
 
 
 def test_linking_and_titles():

@@ -123,3 +123,49 @@ def test_movielens_duplicates_are_errors(tmp_path):
     with pytest.raises(DataFormatError, match="u.data:1, 3: user 1 rates item 2 twice"):
         read_ml100k_ratings(p)
     assert read_ml100k_ratings(p, "last")["rating"].tolist() == [4, 1]
+
+
+# -- the fast paths of reading (Arrow's kernels, one sorted key per pair) against pandas' answers ----
+import re  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from ingest.userfiles import _any_repeated_pair, _ids, _numbers  # noqa: E402
+
+_FIELD = st.one_of(
+    st.integers(-(2**70), 2**70).map(str),
+    st.sampled_from(["007", "-0", "0", " 12 ", "+5", "1.0", "1e3", "nan", "inf", "", "x", "3.5", "9" * 25]),
+    st.text("0123456789-.e ", max_size=6),
+)
+
+
+def _text(values):
+    s = pd.Series(values, dtype="str")
+    assert type(s.array).__name__ == "ArrowStringArray"  # or the fast path would not be exercised
+    return s
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FIELD, min_size=1, max_size=8))
+def test_ids_and_numbers_read_as_pandas_reads_them(values):
+    s = _text(values).str.strip()
+    integers = [int(x) for x in s if re.fullmatch("0|-?[1-9][0-9]*", x) and -(2**63) <= int(x) < 2**63]
+    want = np.array(integers, dtype=np.int64) if len(integers) == len(s) else s.to_numpy(dtype=object)
+    want_numbers = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64)
+    for column in (_text(values), pd.Series(values, dtype=object)):  # Arrow's path, and pandas' without pyarrow
+        got = _ids(column)
+        assert got.dtype == want.dtype and list(got) == list(want)
+        np.testing.assert_array_equal(_numbers(column), want_numbers)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.sampled_from([0, 5, 2**40, "a", "b"])), min_size=1, max_size=12),
+       st.booleans())  # fmt: skip
+def test_repeated_pairs_found_as_pandas_finds_them(pairs, text_users):
+    users = [str(u) if text_users else u for u, _ in pairs]
+    items = [i for _, i in pairs]
+    ratings = pd.DataFrame({"user": users, "item": pd.Series(items, dtype=object)})
+    if all(isinstance(i, int) for i in items):
+        ratings["item"] = ratings["item"].astype(np.int64)
+    assert _any_repeated_pair(ratings) == bool(ratings.duplicated(["user", "item"]).any())
