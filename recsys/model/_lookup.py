@@ -37,3 +37,20 @@ def positions_in_rows(ptr, idx, n_cols, keys):
         else:
             out[t] = position_in_row(ptr, idx, row, keys[t] - row * n_cols)
     return out
+
+
+@numba.njit(nogil=True, cache=True)
+def mark_shared(order, c_ptr, c_idx, w_ptr, w_idx, count, largest):
+    """For co-clusters visited in ``order`` (rows of ``c_ptr``/``c_idx``: their sorted items), add
+    one to ``count`` at every stored pair ``(i, j)`` of a co-cluster's items in the matrix
+    ``w_ptr``/``w_idx``, and set ``largest`` there to the first co-cluster that holds it."""
+    for c in order:
+        lo, hi = c_ptr[c], c_ptr[c + 1]
+        for a in range(lo, hi):
+            i = c_idx[a]
+            for b in range(lo, hi):
+                p = position_in_row(w_ptr, w_idx, i, c_idx[b])
+                if p >= 0:
+                    count[p] += 1
+                    if largest[p] < 0:
+                        largest[p] = c

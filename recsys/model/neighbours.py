@@ -17,6 +17,7 @@ A vote on pair ``(u, i)`` walks the anchor's neighbours in decreasing similarity
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,26 +130,33 @@ def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=Non
 
 
 def _top_similar_sparse(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=None) -> Neighbours:
-    """:func:`_top_similar` from sparse blocks of ``A A^T``: per block of rows, the entries of
-    its co-members alone, each row's ``n_neighbours`` best chosen by a compiled kernel."""
-    from ._neighbour_kernels import top_k_rows
+    """:func:`_top_similar` from the co-members of each row alone (a compiled sparse product and
+    top-k per row), blocks of rows on every core."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ._neighbour_kernels import top_k_similar
 
     n_entities = A.shape[0]
-    lengths, idxs, sims = [], [], []
-    for lo in range(0, n_entities, block):
-        hi = min(n_entities, lo + block)
-        P = (A[lo:hi] @ At).tocsr()
-        sim = P.data * np.repeat(inv[lo:hi], np.diff(P.indptr)) * inv[P.indices]
-        n, col, s = top_k_rows(P.indptr.astype(np.int64), P.indices.astype(np.int64), sim, lo, n_neighbours)
-        lengths.append(n)
-        idxs.append(col)
-        sims.append(s)
-        if done is not None:
-            done(hi / n_entities)
-    ptr = np.r_[0, np.cumsum(np.concatenate(lengths))].astype(np.int64) if lengths else np.zeros(1, np.int64)
-    idx = np.concatenate(idxs) if idxs else np.zeros(0, dtype=np.int64)
-    sim = np.concatenate(sims) if sims else np.zeros(0)
-    return Neighbours(ptr, idx, sim.astype(np.float64))
+    a = (A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data.astype(np.float64))
+    t = (At.indptr.astype(np.int64), At.indices.astype(np.int64), At.data.astype(np.float64))
+    inv = np.ascontiguousarray(inv, dtype=np.float64)
+    starts = range(0, n_entities, block)
+
+    def run(lo: int):
+        return top_k_similar(*a, *t, inv, lo, min(n_entities, lo + block), n_neighbours)
+
+    parts, finished = [], 0
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for lo, part in zip(starts, pool.map(run, starts)):  # in order of rows
+            parts.append(part)
+            finished = min(n_entities, lo + block)
+            if done is not None:
+                done(finished / n_entities)
+    if not parts:
+        return Neighbours(np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0))
+    lengths, idxs, sims = zip(*parts)
+    ptr = np.r_[0, np.cumsum(np.concatenate(lengths))].astype(np.int64)
+    return Neighbours(ptr, np.concatenate(idxs), np.concatenate(sims).astype(np.float64))
 
 
 def from_ratings(table: Csr, n_neighbours: int, block: int = 512) -> Neighbours:

@@ -218,17 +218,13 @@ class FittedProfiles:
         Explanations name these for every contribution they show; one pass over the co-clusters
         (largest first, each marking its pairs not yet marked) answers them all, where each
         explanation would otherwise intersect two movies' thousands of co-clusters."""
-        W = self.item_weights
+        from ._lookup import mark_shared
+
+        W, cc = self.item_weights, self.like
         count = np.zeros(W.nnz, dtype=np.int32)
         largest = np.full(W.nnz, -1, dtype=np.int64)
-        cc, n = self.like, np.int64(self.n_items)
-        for c in np.lexsort((np.arange(len(cc)), -cc.users.lengths)):
-            items = cc.items.row(c)
-            pos = W.positions((items[:, None] * n + items[None, :]).ravel())
-            pos = pos[pos >= 0]  # distinct pairs, so the increments below do not collide
-            count[pos] += 1
-            pos = pos[largest[pos] < 0]
-            largest[pos] = c
+        order = np.lexsort((np.arange(len(cc)), -cc.users.lengths))
+        mark_shared(order, *cc.items._int64_rows, *W._int64_rows, count, largest)
         return count, largest
 
     # -- profiles (the paper's) --------------------------------------------------------------
