@@ -333,3 +333,24 @@ def test_fold_in_scores_a_new_user_like_a_known_one():
         known = m.rank_block([user], catalogue)
         new = m.fold_in_block([(idx, mine["rating"].to_numpy(dtype=float))], catalogue)
         assert np.allclose(known, new)
+
+
+def test_profile_lists_of_a_block_are_each_users_own():
+    """ProfileMethod's block of lists (the catalogue looked up once) is its per-user ranking,
+    stacked: unknown users and items -inf, and a user folded in from their ratings the same."""
+    from recsys.evaluation.methods import ProfileMethod
+
+    train = taste_data()[0]
+    m = ProfileMethod().fit(Training(train))
+    catalogue = np.r_[np.unique(train["item"]), -12345]  # and an item it never saw
+    users = [*train["user"].unique()[:6], "nobody"]
+    block = m.rank_block(users, catalogue)
+    assert block.shape == (len(users), len(catalogue))
+    np.testing.assert_array_equal(block, np.vstack([m.rank(u, catalogue) for u in users]))
+    assert np.isneginf(block[-1]).all() and np.isneginf(block[:, -1]).all()
+    assert np.isfinite(block[:-1, :-1]).all()
+    user = users[0]
+    mine = train[train["user"] == user]
+    idx = np.searchsorted(catalogue[:-1], mine["item"].to_numpy())
+    folded = m.fold_in_block([(idx, mine["rating"].to_numpy(dtype=float))], catalogue)
+    np.testing.assert_allclose(folded[0], block[0], rtol=0, atol=1e-12)  # summed in another order

@@ -156,17 +156,20 @@ class ProfileMethod(Method):
         key[known] = self.model.rank_items(u, i[known]).key
         return key
 
+    def rank_block(self, users, catalogue) -> np.ndarray:
+        """:meth:`rank` of a block of users, the catalogue's ids looked up once (per user, the
+        look-up of 59 k ids and a sort nobody reads took 24 minutes of 162 k users' lists)."""
+        fp = self.model.profiles_
+        rows = fp.user_index(users)
+        liked = [fp.liked.row(u) if u >= 0 else None for u in rows]
+        return _item_model_block(fp, liked, fp.item_index(catalogue))
+
     def fold_in_block(self, histories: list, catalogue) -> np.ndarray:
         """The item model's scores for new people: their liked movies' weights (nothing refitted)."""
-        from ..model.item_model import scores
-
         fp = self.model.profiles_
         cols = fp.item_index(catalogue)
-        out = np.full((len(histories), len(cols)), -np.inf)
-        for r, (items, ratings) in enumerate(histories):
-            liked = cols[items[ratings > fp.like_threshold]]
-            out[r, cols >= 0] = scores(fp.item_weights, liked[liked >= 0])[cols[cols >= 0]]
-        return out
+        liked = [cols[items[ratings > fp.like_threshold]] for items, ratings in histories]
+        return _item_model_block(fp, [li[li >= 0] for li in liked], cols)
 
     def with_evidence(self, groups) -> ProfileMethod:
         """This fitted model with only the evidence groups ``groups`` (an ablation: the same
@@ -174,6 +177,19 @@ class ProfileMethod(Method):
         other = ProfileMethod(self.params, **{**self.model_params, "evidence": tuple(groups)})
         other.model = self.model.with_evidence(groups)
         return other
+
+
+def _item_model_block(fp, liked: list, cols: np.ndarray) -> np.ndarray:
+    """Rows of the item model's scores at the catalogue's item indices ``cols`` (-1: unknown, -inf),
+    one per list of liked item indices (None: an unknown user, -inf throughout)."""
+    from ..model.item_model import scores
+
+    out = np.full((len(liked), len(cols)), -np.inf)
+    known = cols >= 0
+    for r, items in enumerate(liked):
+        if items is not None:
+            out[r, known] = scores(fp.item_weights, items)[cols[known]]
+    return out
 
 
 def _profile_params(base: dict, point: dict) -> dict:
