@@ -96,10 +96,10 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         they fit in it (half of it for step 5, which keeps two copies), sorted index lists
         otherwise: the same co-clusters either way.
     backend : {"local", "dask"}, default="local"
-        Where step 2 (MinHash and band bucketing, the bulk of the work on large data) runs:
-        ``"local"`` on this process's threads, ``"dask"`` on the workers of a
-        ``dask.distributed`` cluster (see :mod:`coclust.dask`; needs the ``dask`` extra).  Steps
-        3–6 run locally either way.  Both give the same co-clusters for the same
+        Where steps 2 (MinHash and band bucketing) and 5 (the relaxation) run, the bulk of the
+        work on large data: ``"local"`` on this process's threads, ``"dask"`` on the workers of
+        a ``dask.distributed`` cluster (see :mod:`coclust.dask`; needs the ``dask`` extra).
+        Steps 3, 4 and 6 run locally either way.  Both give the same co-clusters for the same
         ``random_state``.
     scheduler : str, distributed.Client or None, default=None
         With ``backend="dask"``: the scheduler address (``"tcp://host:8786"``) or client to use.
@@ -260,19 +260,20 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
             kept = np.flatnonzero(self.feature_mask_)
             D = X[:, kept].tocsr() if len(kept) < n_feat else X
             Dt = D.T.tocsr()
-        with _timed(timings, "lsh", tell):  # step 2: LSH seeds, from objects and (optionally) from features
-            seeds = self._seeds(D, Dt, rng)
-            self.n_seeds_ = len(seeds)
-        with _timed(timings, "regions", tell):  # step 3
-            regions = find_regions(D, Dt, seeds, self.min_rows, self.min_cols, self.skip_covered, self.lsh_memory)
-            self.n_regions_ = len(regions)
-        with _timed(timings, "inclose", tell):  # step 4: In-Close2 on every region
-            cc = _enumerate(D, regions, self.min_rows, self.min_cols, self.max_concepts, self.min_density)
-        with _timed(timings, "relax", tell):  # step 5: relaxation, once per distinct feature set
-            cc = cc.select(unique_by_cols(cc))
-            self.n_concepts_ = len(cc)
-            cc = relax(D, Dt, cc.col_ptr, cc.col_idx, self.min_density, self.min_rows, self.min_cols, self.lsh_memory,
-                       done=lambda k, n: tell("relax", k / n))  # fmt: skip
+        with self._backend() as (seeds_of, relax_on):
+            with _timed(timings, "lsh", tell):  # step 2: LSH seeds, from objects and (optionally) from features
+                seeds = self._seeds(D, Dt, rng, seeds_of)
+                self.n_seeds_ = len(seeds)
+            with _timed(timings, "regions", tell):  # step 3
+                regions = find_regions(D, Dt, seeds, self.min_rows, self.min_cols, self.skip_covered, self.lsh_memory)
+                self.n_regions_ = len(regions)
+            with _timed(timings, "inclose", tell):  # step 4: In-Close2 on every region
+                cc = _enumerate(D, regions, self.min_rows, self.min_cols, self.max_concepts, self.min_density)
+            with _timed(timings, "relax", tell):  # step 5: relaxation, once per distinct feature set
+                cc = cc.select(unique_by_cols(cc))
+                self.n_concepts_ = len(cc)
+                cc = relax(D, Dt, cc.col_ptr, cc.col_idx, self.min_density, self.min_rows, self.min_cols,
+                           self.lsh_memory, done=lambda k, n: tell("relax", k / n), on=relax_on)  # fmt: skip
         with _timed(timings, "merge", tell):  # step 6: merge equal feature sets
             cc = merge_equal_columns(D, cc, self.min_density, self.min_rows)
             if self.assign_uncovered:
@@ -298,24 +299,23 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
             X = X > self.binarize
         return check_binary_matrix(X)
 
-    def _seeds(self, D, Dt, rng) -> Blocks:
+    def _seeds(self, D, Dt, rng, seeds_of) -> Blocks:
         """Step 2: the distinct LSH seeds of the objects, and of the features when ``transpose``."""
         row_deg, col_deg = np.diff(D.indptr), np.diff(Dt.indptr)
         hashes = HashFamily.sample(self.n_bands * self.band_size, rng)
         self.lsh_stats_ = {"objects": {}, "features": {}}
-        with self._seed_finder() as seeds_of:
-            rep, weight = duplicate_rows(D)
-            seeds = [
-                seeds_of(D, hashes, row_ok=rep & (row_deg >= self.min_cols), key_ok=col_deg >= self.min_rows,
-                         row_weight=weight, stats=self.lsh_stats_["objects"])
-            ]  # fmt: skip
-            if self.transpose:
-                hashes_t = HashFamily.sample(self.n_bands * self.band_size, rng)
-                rep_t, weight_t = duplicate_rows(Dt)
-                st = seeds_of(Dt, hashes_t, row_ok=rep_t & (col_deg >= self.min_rows), key_ok=row_deg >= self.min_cols,
-                              row_weight=weight_t, stats=self.lsh_stats_["features"])  # fmt: skip
-                # a feature bucket with its key objects, in (objects, features) terms
-                seeds.append(st.transposed())
+        rep, weight = duplicate_rows(D)
+        seeds = [
+            seeds_of(D, hashes, row_ok=rep & (row_deg >= self.min_cols), key_ok=col_deg >= self.min_rows,
+                     row_weight=weight, stats=self.lsh_stats_["objects"])
+        ]  # fmt: skip
+        if self.transpose:
+            hashes_t = HashFamily.sample(self.n_bands * self.band_size, rng)
+            rep_t, weight_t = duplicate_rows(Dt)
+            st = seeds_of(Dt, hashes_t, row_ok=rep_t & (col_deg >= self.min_rows), key_ok=row_deg >= self.min_cols,
+                          row_weight=weight_t, stats=self.lsh_stats_["features"])  # fmt: skip
+            # a feature bucket with its key objects, in (objects, features) terms
+            seeds.append(st.transposed())
         return Blocks.concat(seeds).unique()
 
     def _keep(self, cc: Blocks, kept: np.ndarray, n_obj: int) -> None:
@@ -334,18 +334,19 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         self.__dict__.pop("_cols_cache", None)
 
     @contextlib.contextmanager
-    def _seed_finder(self):
-        """``seeds_of(X, hashes, **masks)``: step 2 on the chosen backend."""
+    def _backend(self):
+        """``(seeds_of(X, hashes, **masks), relax_on)``: step 2, and what runs step 5's chunks
+        (None: this process's threads), on the chosen backend."""
         common = dict(n_bands=self.n_bands, band_size=self.band_size, min_bucket=self.min_bucket,
                       memory=self.lsh_memory)  # fmt: skip
         if self.backend == "local":
-            yield lambda X, hashes, **kw: find_seeds(X, hashes=hashes, **common, **kw)
+            yield (lambda X, hashes, **kw: find_seeds(X, hashes=hashes, **common, **kw)), None
             return
-        from .dask import client_for, find_seeds_dask
+        from .dask import client_for, find_seeds_dask, relax_on
 
         client, owned = client_for(self.scheduler)
         try:
-            yield lambda X, hashes, **kw: find_seeds_dask(client, X, hashes=hashes, **common, **kw)
+            yield (lambda X, hashes, **kw: find_seeds_dask(client, X, hashes=hashes, **common, **kw)), relax_on(client)
         finally:
             if owned:
                 cluster = getattr(client, "cluster", None)

@@ -256,23 +256,34 @@ def unique_by_cols(blocks: Blocks) -> np.ndarray:
 
 
 def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: int, memory: int,
-          done=None) -> Blocks:  # fmt: skip
+          done=None, on=None) -> Blocks:  # fmt: skip
     """Relax the co-clusters with columns ``col_idx[col_ptr[i]:col_ptr[i+1]]``; drop the too small.
 
     Below density 1 the counts use column bitsets when their two copies fit in half of
     ``memory`` bytes (the estimator's working-memory budget), index lists otherwise.
-    ``done(k, n)``: told as the work's chunks complete (see :func:`map_chunks`)."""
-    cost = np.diff(col_ptr)
-    bounds = chunk_bounds(cost, 8 * n_threads())
+    ``done(k, n)``: told as the work's chunks complete (see :func:`map_chunks`).  ``on``: what
+    runs the chunks, ``on(args, cost, done)`` returning each chunk's :func:`relax_chunk` in order
+    (``args``: those of :func:`relax_inputs`; ``cost``: each co-cluster's share of the work) —
+    by default this process's threads; :func:`coclust.dask.relax_on` runs them on a Dask cluster."""
+    args = (X, Xt, col_ptr, col_idx, float(min_density), int(min_rows), int(min_cols), int(memory))
+    return Blocks.concat((on or _here)(args, np.diff(col_ptr), done))
+
+
+def _here(args: tuple, cost: np.ndarray, done=None) -> list:
+    inputs = relax_inputs(*args)
+    return map_chunks(lambda lo, hi: relax_chunk(inputs, lo, hi), chunk_bounds(cost, 8 * n_threads()), done)
+
+
+def relax_inputs(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: int, memory: int) -> tuple:
+    """What every chunk of the relaxation reads, built once: ``(kernel name, arguments before the
+    chunk's bounds, arguments after them)``."""
     if min_density >= 1.0:
         # density 1 needs no counting: list intersections (66 s -> 0.6 s on the 10 M synthetic,
         # whose hub columns made every count walk lists that grow with the data)
         if not X.has_sorted_indices or not Xt.has_sorted_indices:
             X, Xt = X.sorted_indices(), Xt.sorted_indices()
-        args = (X.indptr, X.indices, Xt.indptr, Xt.indices, X.shape[0], X.shape[1], col_ptr, col_idx)
-        return Blocks.concat(
-            map_chunks(lambda lo, hi: _closure_chunk(*args, lo, hi, int(min_rows), int(min_cols)), bounds, done)
-        )
+        head = (X.indptr, X.indices, Xt.indptr, Xt.indices, X.shape[0], X.shape[1], col_ptr, col_idx)
+        return "closure", head, (min_rows, min_cols)
     words = (X.shape[0] + 63) // 64
     deg = np.diff(Xt.indptr)
     deg_order = np.argsort(-deg, kind="stable").astype(np.int64)
@@ -283,30 +294,15 @@ def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: 
         sorted_bits = col_bits[deg_order]
     else:
         col_bits = sorted_bits = np.zeros((0, 1), dtype=np.uint64)
-    parts = map_chunks(
-        lambda lo, hi: _relax_chunk(
-            X.indptr,
-            X.indices,
-            Xt.indptr,
-            Xt.indices,
-            X.shape[0],
-            X.shape[1],
-            col_ptr,
-            col_idx,
-            lo,
-            hi,
-            float(min_density),
-            int(min_rows),
-            int(min_cols),
-            col_bits,
-            sorted_bits,
-            deg_order,
-            deg_sorted,
-        ),  # fmt: skip
-        bounds,
-        done,
-    )
-    return Blocks.concat(parts)
+    head = (X.indptr, X.indices, Xt.indptr, Xt.indices, X.shape[0], X.shape[1], col_ptr, col_idx)
+    return "relax", head, (min_density, min_rows, min_cols, col_bits, sorted_bits, deg_order, deg_sorted)
+
+
+def relax_chunk(inputs: tuple, lo: int, hi: int) -> tuple:
+    """The relaxed co-clusters ``lo..hi`` (too small ones dropped) as the four arrays of a
+    :class:`Blocks`, from :func:`relax_inputs`."""
+    kind, head, tail = inputs
+    return (_closure_chunk if kind == "closure" else _relax_chunk)(*head, lo, hi, *tail)
 
 
 @numba.njit(cache=True)

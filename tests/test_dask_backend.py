@@ -56,6 +56,8 @@ def test_same_coclusters_as_local(client, relation, local_fit, lsh_memory):
     stats = model.lsh_stats_["objects"]
     assert stats["backend"] == "dask" and stats["workers"] == 2
     assert stats["passes"] == (2 if lsh_memory == 1 << 20 else 1)
+    ran = client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.task_prefixes))
+    assert {"relax_inputs", "relax_chunk"} <= set(ran), "the relaxation ran outside the cluster"
 
 
 @pytest.mark.data
@@ -106,7 +108,8 @@ class _KillWorker(distributed.WorkerPlugin):
             os._exit(1)
 
 
-@pytest.mark.parametrize("task", ["_make_part", "_task_candidates", "_task_sketch", "_group"])
+@pytest.mark.parametrize("task", ["_make_part", "_task_candidates", "_task_sketch", "_group", "relax_inputs",
+                                  "relax_chunk"])
 def test_worker_killed_mid_fit_gives_the_same_coclusters(relation, local_fit, tmp_path, task):
     with _cluster() as cluster, distributed.Client(cluster) as c:
         c.register_plugin(_KillWorker(str(tmp_path), task, once=True))
@@ -115,10 +118,11 @@ def test_worker_killed_mid_fit_gives_the_same_coclusters(relation, local_fit, tm
     _same(local_fit, model)
 
 
-def test_every_worker_dying_stops_with_one_clear_error(relation, tmp_path):
+@pytest.mark.parametrize(("task", "step"), [("_task_candidates", "the LSH step"), ("relax_chunk", "the relaxation")])
+def test_every_worker_dying_stops_with_one_clear_error(relation, tmp_path, task, step):
     with _cluster() as cluster, distributed.Client(cluster) as c:
-        c.register_plugin(_KillWorker(str(tmp_path), "_task_candidates", once=False))
-        with pytest.raises(DaskBackendError, match="could not complete the LSH step.*KilledWorker"):
+        c.register_plugin(_KillWorker(str(tmp_path), task, once=False))
+        with pytest.raises(DaskBackendError, match=f"could not complete {step}.*KilledWorker"):
             HBLCoClust(random_state=0, backend="dask", scheduler=c, **FIXED).fit(relation)
     assert len(os.listdir(tmp_path)) >= 2
 

@@ -26,7 +26,7 @@ SCHEDULER = typer.Option(
     None,
     "--scheduler",
     metavar="ADDRESS",
-    help="Run the co-clustering's LSH step on this Dask scheduler (tcp://host:8786; needs the dask extra).",
+    help="Run the co-clustering's LSH step and relaxation on this Dask scheduler (tcp://host:8786; needs dask).",
 )
 
 
