@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from .model.threads import cores
+
 _CODE = (":(top)", ":(top,exclude)experiments/results")  # git pathspecs: the whole tree but the results
 
 
@@ -67,13 +69,7 @@ def provenance(argv: list[str] | None = None, **extra) -> dict:
         "commit": commit(),
         "command": command(argv),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": f"{platform.machine()}, {_cpus()} cores",
+        "machine": f"{platform.machine()}, {cores()} cores",
         "versions": versions(),
         **extra,
     }
-
-
-def _cpus() -> int:
-    import os
-
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

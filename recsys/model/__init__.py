@@ -15,6 +15,7 @@ module                 what it holds
 ``neighbours``         co-cluster neighbourhoods and their votes
 ``logistic``           the small L2 logistic regression of the weights
 ``csr``, ``ids``       a numpy-only sparse matrix; raw ids ↔ indices
+``threads``            the cores the fit's parallel steps use
 =====================  ==================================================================
 """
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from .csr import Csr
 from .ids import distinct
+from .threads import cores
 
 # item catalogues up to this size use one dense Gram matrix (8 × items² bytes: 0.5 GB at 8,000);
 # larger ones too when at least DENSE_GRAM_SHARE of its cells are non-zero and the dense form fits
@@ -102,7 +103,6 @@ def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None
     its support: when they would exceed ``budget`` flops, each item keeps the partners it is
     most liked with (see :func:`capped_support`).  ``done(share)`` is told as the solves complete
     (the share of their flops)."""
-    import os
     from concurrent.futures import ThreadPoolExecutor
 
     from threadpoolctl import threadpool_limits
@@ -115,7 +115,7 @@ def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None
     m = len(active)
     support = capped_support(_restrict(support, active), G, budget)
     if threads is None:
-        threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        threads = cores()
     # chunks of similar cost (a solve costs |S|^3), a few per thread so that none waits long
     cost = np.cumsum(support.lengths.astype(np.float64) ** 3 + 1.0)
     cuts = np.searchsorted(cost, cost[-1] * np.arange(1, 4 * threads) / (4 * threads)) if m else []

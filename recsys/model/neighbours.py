@@ -17,12 +17,12 @@ A vote on pair ``(u, i)`` walks the anchor's neighbours in decreasing similarity
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from .csr import Csr
+from .threads import cores
 
 # Pairs × neighbour entries expanded at once by :func:`votes`: bounds its working memory.
 _ENTRIES_PER_CHUNK = 4_000_000
@@ -145,13 +145,12 @@ def _top_similar_sparse(A, At, inv: np.ndarray, n_neighbours: int, block: int, d
     def run(lo: int):
         return top_k_similar(*a, *t, inv, lo, min(n_entities, lo + block), n_neighbours)
 
-    parts, finished = [], 0
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    parts = []
+    with ThreadPoolExecutor(max_workers=cores()) as pool:
         for lo, part in zip(starts, pool.map(run, starts)):  # in order of rows
             parts.append(part)
-            finished = min(n_entities, lo + block)
             if done is not None:
-                done(finished / n_entities)
+                done(min(n_entities, lo + block) / n_entities)
     if not parts:
         return Neighbours(np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0))
     lengths, idxs, sims = zip(*parts)

@@ -31,6 +31,7 @@ from ..errors import RatingsError
 from .csr import Csr
 from .neighbours import votes
 from .profiles import FittedProfiles
+from .threads import cores
 
 
 @dataclass(frozen=True)
@@ -91,12 +92,6 @@ def vote(fp: FittedProfiles, name: str, u: np.ndarray, i: np.ndarray, k: int, sh
 PARALLEL_VOTE_PAIRS = 100_000
 
 
-def _cores() -> int:
-    import os
-
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
 def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float, done=None) -> dict[str, np.ndarray]:
     """The terms ``names`` for known users ``u`` and items ``i`` (index arrays); ``done(share)``
     is told as the terms complete."""
@@ -111,7 +106,7 @@ def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float, don
         from concurrent.futures import ThreadPoolExecutor
 
         fp.residuals  # noqa: B018 - computed once here rather than by each thread
-        with ThreadPoolExecutor(max_workers=min(len(many), _cores())) as pool:
+        with ThreadPoolExecutor(max_workers=min(len(many), cores())) as pool:
             for name, result in zip(many, pool.map(lambda n: vote(fp, n, u, i, k, shrinkage).value, many)):
                 out[name] = result
                 tell(len(out) / len(names))
