@@ -3,9 +3,9 @@
 ``HBLCoClust(backend="dask")`` runs step 2 (the LSH seeds) and step 5 (the relaxation, most of a
 large fit: of the recommender's 1,158 s on 25 M ratings, 660 s co-clustered the likes) on the
 workers of the current Dask client — or of ``scheduler=ADDRESS``, or of a ``LocalCluster``
-started for the fit when there is neither — and steps 3, 4 and 6 as the local backend does.  Dask does the
-scheduling, the data movement, the shuffle and the recovery from lost workers; this module only
-says what each task computes:
+started for the fit when there is neither — and steps 3, 4 and 6 as the local backend does.
+Dask does the scheduling, the data movement, the shuffle and the recovery from lost workers;
+this module only says what each task computes:
 
 1. the objects are cut into partitions (four per worker), each holding its rows of the matrix;
    the partitions are tasks of the graph, so a partition lost with its worker is rebuilt
