@@ -244,7 +244,9 @@ def relax_on(client):
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message=".*large graph.*")  # the matrix is in the graph
                 futures = client.compute([dask.delayed(relax_chunk, pure=True)(inputs, lo, hi) for lo, hi in bounds])
-            for k, _ in enumerate(as_completed(futures), 1):
+            for k, future in enumerate(as_completed(futures), 1):
+                if future.status == "error":  # stop at the first failure, not once every chunk has ended
+                    future.result()
                 if done is not None:
                     done(k, len(futures))
             return client.gather(futures)
