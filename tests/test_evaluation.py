@@ -115,7 +115,10 @@ def test_report_schema(run):
         assert r["params"] in r["grid"] and len(r["tuning"]["values"]) == len(r["grid"])
         assert r["tuning"]["best"] == max(r["tuning"]["values"]) and r["tuning"]["metric"] == "auc"
     assert set(res["ablations"]) == set(ev.ABLATIONS) | set(ev.CONTROLS)
-    assert res["ci"]["unit"] == "user" and set(res["ci"]["versus"]) == set(ev.METHODS) - {"profile"}
+    # every other method, ablation and control, against the profile model
+    versus = (set(ev.METHODS) | set(ev.ABLATIONS) | set(ev.CONTROLS)) - {"profile"}
+    assert res["ci"]["unit"] == "user" and set(res["ci"]["versus"]) == versus
+    assert not set(res["roc"]) & set(res["ablations"])  # curves of the methods only
     for c in res["ci"]["versus"].values():
         lo, hi = c["auc_diff_ci"]
         assert lo <= c["auc_diff"] <= hi
@@ -123,8 +126,9 @@ def test_report_schema(run):
     assert list(topn["methods"]) == list(ev.RANKERS)
     for r in topn["methods"].values():
         assert r["params"] in r["grid"] and r["tuning"]["metric"] == "ndcg@10"
-    assert set(topn["ci"]["versus"]) == set(ev.RANKERS) - {"profile"} | {"random_support", "full_support"}
-    assert set(topn["controls"]) == {"random_support", "full_support"}
+    controls = {"random_support", "full_support", "no_attributes"}
+    assert set(topn["ci"]["versus"]) == set(ev.RANKERS) - {"profile"} | controls
+    assert set(topn["controls"]) == controls
     assert {m for m, r in res["strong"]["methods"].items() if not r["supported"]} == {"bpr"}
     assert all("in_model_ndcg@10" in r for r in res["strong"]["methods"].values() if r["supported"])
     assert set(res["roc"]) >= {"profile", "svd", "majority"}

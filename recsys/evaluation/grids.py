@@ -31,6 +31,7 @@ GRIDS: dict[str, dict[str, list[dict]]] = {
     # like/dislike methods
     "majority": {"small": [{}], "full": [{}]},
     "naive_bayes": {"small": [{}], "full": [{}]},  # Laplace smoothing, nothing to tune
+    "attribute_logistic": {"small": product(C=[0.1, 0.3, 1.0]), "full": product(C=[0.03, 0.1, 0.3, 1.0, 3.0])},
     "profile_paper": {"small": [{}], "full": [{}]},  # the paper's own setting, not tuned
     "bias": {
         "small": product(reg_u=[15, 5], reg_i=[10, 5]),

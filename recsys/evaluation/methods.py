@@ -162,14 +162,14 @@ class ProfileMethod(Method):
         fp = self.model.profiles_
         rows = fp.user_index(users)
         liked = [fp.liked.row(u) if u >= 0 else None for u in rows]
-        return _item_model_block(fp, liked, fp.item_index(catalogue))
+        return _item_model_block(self.model, liked, fp.item_index(catalogue))
 
     def fold_in_block(self, histories: list, catalogue) -> np.ndarray:
-        """The item model's scores for new people: their liked movies' weights (nothing refitted)."""
+        """The list scores for new people: their liked movies' weights (nothing refitted)."""
         fp = self.model.profiles_
         cols = fp.item_index(catalogue)
         liked = [cols[items[ratings > fp.like_threshold]] for items, ratings in histories]
-        return _item_model_block(fp, [li[li >= 0] for li in liked], cols)
+        return _item_model_block(self.model, [li[li >= 0] for li in liked], cols)
 
     def with_evidence(self, groups) -> ProfileMethod:
         """This fitted model with only the evidence groups ``groups`` (an ablation: the same
@@ -179,16 +179,15 @@ class ProfileMethod(Method):
         return other
 
 
-def _item_model_block(fp, liked: list, cols: np.ndarray) -> np.ndarray:
-    """Rows of the item model's scores at the catalogue's item indices ``cols`` (-1: unknown, -inf),
-    one per list of liked item indices (None: an unknown user, -inf throughout)."""
-    from ..model.item_model import scores
-
+def _item_model_block(model, liked: list, cols: np.ndarray) -> np.ndarray:
+    """Rows of the model's list scores (:meth:`~recsys.model.ProfileRecommender.list_scores`) at the
+    catalogue's item indices ``cols`` (-1: unknown, -inf), one per list of liked item indices
+    (None: an unknown user, -inf throughout)."""
     out = np.full((len(liked), len(cols)), -np.inf)
     known = cols >= 0
     for r, items in enumerate(liked):
         if items is not None:
-            out[r, known] = scores(fp.item_weights, items)[cols[known]]
+            out[r, known] = model.list_scores(items)[cols[known]]
     return out
 
 
@@ -315,6 +314,84 @@ class NaiveBayes(Method):
         return Scores(out, known)
 
 
+class AttributeLogistic(Method):
+    """A hybrid anchor that uses content: one L2-regularised logistic regression (scikit-learn,
+    liblinear) of like/dislike on sparse binary features of the pair — the user, the item, each
+    attribute of the item, and each (user, attribute of the item) seen in training — so it learns
+    user and item effects, what each attribute does for everyone and what it does for each user
+    (the last shrunk by the same penalty).  ``C`` (the inverse penalty) is tuned like every grid.
+    It covers a known user with any item that has attributes or training ratings, new items
+    included (their item feature is simply absent)."""
+
+    name = "attribute_logistic"
+    natural_cut_off = 0.5
+
+    def __init__(self, like_threshold: float = 2.0, seed: int = 0, C: float = 1.0):
+        self.like_threshold = like_threshold
+        self.seed = seed
+        self.params = {"C": C}
+
+    def fit(self, train: Training) -> AttributeLogistic:
+        import pandas as pd
+        from sklearn.linear_model import LogisticRegression
+
+        from ingest.features import attribute_names
+
+        ratings = train.ratings
+        attrs = train.attributes if train.attributes is not None else pd.DataFrame(columns=["item", "kind", "value"])
+        self.users_ = pd.Index(pd.unique(ratings["user"]))
+        self.items_ = pd.Index(pd.unique(np.concatenate([ratings["item"].to_numpy(), attrs["item"].to_numpy()])))
+        codes, vocab = pd.factorize(pd.Series(attribute_names(attrs["kind"], attrs["value"])))
+        item_of = self.items_.get_indexer(attrs["item"])
+        pairs = np.unique(item_of.astype(np.int64) * max(len(vocab), 1) + codes)
+        self.item_attr_ = (pairs // max(len(vocab), 1), pairs % max(len(vocab), 1))
+        self.n_attrs_ = len(vocab)
+        self.rated_items_ = np.zeros(len(self.items_), dtype=bool)
+        self.rated_items_[self.items_.get_indexer(ratings["item"])] = True
+        u = self.users_.get_indexer(ratings["user"])
+        i = self.items_.get_indexer(ratings["item"])
+        which, a = self._attributes_of(i)
+        self.user_attr_ = np.unique(u[which].astype(np.int64) * self.n_attrs_ + a)
+        y = ratings["rating"].to_numpy(dtype=np.float64) > self.like_threshold
+        model = LogisticRegression(C=self.params["C"], solver="liblinear", random_state=self.seed)
+        self.model_ = model.fit(self._features(u, i), y)
+        return self
+
+    def _attributes_of(self, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(which, attribute)``: every attribute of every item ``i[t]`` (``which`` = t)."""
+        items, attrs = self.item_attr_
+        lo, hi = np.searchsorted(items, i), np.searchsorted(items, i, side="right")
+        which = np.repeat(np.arange(len(i)), hi - lo)
+        pos = np.arange(len(which)) - np.repeat(np.cumsum(hi - lo) - (hi - lo), hi - lo) + np.repeat(lo, hi - lo)
+        return which, attrs[pos]
+
+    def _features(self, u: np.ndarray, i: np.ndarray):
+        import scipy.sparse as sp
+
+        n_u, n_i, n_a = len(self.users_), len(self.items_), self.n_attrs_
+        which, a = self._attributes_of(i)
+        key = u[which].astype(np.int64) * n_a + a
+        ua = np.searchsorted(self.user_attr_, key)
+        seen = np.zeros(len(key), dtype=bool)
+        if len(self.user_attr_):
+            seen = (ua < len(self.user_attr_)) & (self.user_attr_[np.minimum(ua, len(self.user_attr_) - 1)] == key)
+        rated = self.rated_items_[i]
+        t = np.arange(len(u))
+        rows = np.concatenate([t, t[rated], which, which[seen]])
+        cols = np.concatenate([u, n_u + i[rated], n_u + n_i + a, n_u + n_i + n_a + ua[seen]])
+        shape = (len(u), n_u + n_i + n_a + len(self.user_attr_))
+        return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
+
+    def score(self, users, items) -> Scores:
+        u = self.users_.get_indexer(np.asarray(users))
+        i = self.items_.get_indexer(np.asarray(items))
+        known = (u >= 0) & (i >= 0)
+        out = np.full(len(u), np.nan)
+        if known.any():
+            out[known] = self.model_.predict_proba(self._features(u[known], i[known]))[:, 1]
+        return Scores(out, known)
+
+
 def method_factories(
     like_threshold: float, seed: int, profile_params: dict, paper_params: dict, paper_features: str
 ) -> dict:
@@ -328,6 +405,7 @@ def method_factories(
         "majority": lambda point: Majority(),
         **{name: (lambda point, n=name: SurpriseMethod(n, seed, like_threshold, **point)) for name in SURPRISE_METHODS},
         "naive_bayes": lambda point: NaiveBayes(like_threshold),
+        "attribute_logistic": lambda point: AttributeLogistic(like_threshold, seed, **point),
         "profile_paper": lambda point: PaperRule(**paper),
         "profile": lambda point: ProfileMethod(point, **profile_params),
         "popularity": lambda point: Popularity(like_threshold, **point),

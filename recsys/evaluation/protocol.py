@@ -67,7 +67,7 @@ from .ranking import RELEVANT, K, RankingTask, catalogue_of, list_metrics, ndcg_
 from .selection import Choice, sweep
 
 METHODS = ("majority", "bias", "like_share", "svd", "svdpp", "knn_baseline", "coclustering", "naive_bayes",
-           "profile_paper", "profile")  # fmt: skip
+           "attribute_logistic", "profile_paper", "profile")  # fmt: skip
 RANKERS = ("popularity", "ease", "itemknn", "rp3beta", "ials", "bpr", "profile")
 # ablations: name -> evidence groups kept (every group of the model but the ones named)
 _ITEM_MODEL = ("item_model", "item_residuals")
@@ -83,12 +83,18 @@ ABLATIONS = {
     "no_like_shares": _without("like_shares"),
     "no_baseline": _without("baseline"),
     "no_dislike_coclusters": _without("dislike_coclusters"),
+    "no_attributes": _without("attributes"),
     "coclusters_only": ("like_coclusters", "dislike_coclusters", *_ITEM_MODEL),
 }
 # controls: the profile model refitted with a parameter changed; name -> overrides
 CONTROLS = {"neighbours_from_ratings": {"neighbours": "ratings"}}
 # controls of the lists: the item model on other pairs than the co-clusters'
-LIST_CONTROLS = {"random_support": {"item_support": "random"}, "full_support": {"item_support": "all"}}
+# and without the attribute evidence (new items are then not listed from their attributes)
+LIST_CONTROLS = {
+    "random_support": {"item_support": "random"},
+    "full_support": {"item_support": "all"},
+    "no_attributes": {"evidence": _without("attributes")},
+}
 OWN_RULE = ("majority", "profile_paper")  # methods with a rule of their own: nothing to tune
 
 
@@ -249,8 +255,7 @@ def _variant(run: _Run, name: str, groups) -> dict:
     cut = tune_threshold(tune_scores.score, tune_scores.covered, run.y_tune)
     scores, predict_s = _score(final, run.test)
     like = scores.score >= cut
-    if name == "like_share":
-        run.keep_scores(name, like, scores)
+    run.keep_scores(name, like, scores)  # the ablations get intervals against the profile model too
     profile = run.results["profile"]
     return run.result(like, scores, cut, profile["fit_seconds"], predict_s, evidence=list(groups),
                       params=profile["params"], grid="the profile model's choice")  # fmt: skip
@@ -268,6 +273,7 @@ def _control(run: _Run, name: str, overrides: dict, profile_params: dict) -> dic
     final = make().fit(run.train)
     fit_s = time.perf_counter() - t
     scores, predict_s = _score(final, run.test)
+    run.keep_scores(name, scores.score >= cut, scores)
     return run.result(scores.score >= cut, scores, cut, fit_s, predict_s, control=overrides, params=point,
                       grid="the profile model's choice")  # fmt: skip
 
@@ -395,7 +401,7 @@ def _report(run: _Run, setup: Setup, say) -> dict:
         "like_share_test": float(run.y.mean()),
         "methods": {m: run.results[m] for m in METHODS if m in run.results},
         "ablations": run.ablations,
-        "roc": {m: roc_points(run.y, s) for m, (s, _) in run.test_scores.items()},
+        "roc": {m: roc_points(run.y, s) for m, (s, _) in run.test_scores.items() if m not in run.ablations},
     }
     if "profile" in run.fitted:
         model = run.fitted["profile"].final.model

@@ -86,7 +86,7 @@ def _neighbours(members: Csr, mine: np.ndarray, n_users: int, k: int) -> Neighbo
 
 def new_user_terms(fp: FittedProfiles, person: NewUser, items: np.ndarray, names, k: int, shrinkage: float) -> dict:
     """The terms ``names`` (:mod:`recsys.model.terms`) of the person and each item of ``items``."""
-    from .terms import VOTE_TERMS, like_share, scores_of
+    from .terms import ATTRIBUTE_TERMS, VOTE_TERMS, like_share, scores_of
 
     items = np.asarray(items, dtype=np.int64)
     zero = np.zeros(len(items), dtype=np.int64)
@@ -106,6 +106,10 @@ def new_user_terms(fp: FittedProfiles, person: NewUser, items: np.ndarray, names
             else:  # the item's neighbours, that the person rated
                 out[name] = votes(fp.neighbours[f"{side}_items"], items, zero, person.residuals, False, k,
                                   shrinkage).value  # fmt: skip
+        elif name in ATTRIBUTE_TERMS:
+            evidence = fp.attribute_evidence.for_user(person.residuals, fp.item_attributes)
+            values = evidence.terms(fp.item_attributes, zero, items)
+            out.update((n, v) for n, v in zip(ATTRIBUTE_TERMS, values, strict=True) if n in names)
         elif name == "item_model":
             out[name] = scores_of(fp.item_weights, person.liked, items)
         elif name == "item_residuals":

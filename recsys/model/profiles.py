@@ -204,6 +204,13 @@ class FittedProfiles:
         )
 
     @cached_property
+    def attribute_evidence(self):
+        """The user–attribute and attribute–item tables of :mod:`recsys.model.attributes`."""
+        from .attributes import AttributeEvidence
+
+        return AttributeEvidence.of(self.ratings, self.residuals, self.item_bias, self.item_attributes)
+
+    @cached_property
     def pair_support(self) -> Csr:
         """Items × items: how many like co-clusters hold each pair (the item model's support)."""
         from .item_model import support_of

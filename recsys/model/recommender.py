@@ -26,6 +26,7 @@ from .settings import (
     LIKE,
     MODES,
     NEIGHBOURS,
+    NEW_ITEM,
     NONE,
     RECOMMENDER_PARAMS,
     SCALINGS,
@@ -40,7 +41,9 @@ class Predictions:
     ``score`` is the like-probability (``mode="scored"``) or the Jaccard difference
     ``J(like profile) - J(dislike profile)`` (``mode="paper"``), NaN where not covered;
     ``prediction`` is ``like``, ``dislike`` or ``none``; ``reason`` says why a pair is not covered
-    (``unknown user``, ``unknown item``, ``no rating of the item``, ``no profile match``).
+    (``unknown user``, ``unknown item``, ``no rating of the item``, ``no profile match``) or, for a
+    covered pair, that the item is new (``new item: from its attributes alone``: no training
+    rating, scored from its attributes, :mod:`recsys.model.attributes`).
     """
 
     user: np.ndarray
@@ -366,7 +369,7 @@ class ProfileRecommender(Params):
         u, i = fp.user_index(users), fp.item_index(items)
         rated = np.zeros(n, dtype=bool)
         ok = (u >= 0) & (i >= 0)
-        rated[ok] = fp.item_rated[i[ok]]
+        rated[ok] = self._scoreable[i[ok]] if mode == "scored" else fp.item_rated[i[ok]]
         reason = np.full(n, "", dtype=object)
         reason[i < 0] = "unknown item"
         reason[u < 0] = "unknown user"
@@ -389,6 +392,7 @@ class ProfileRecommender(Params):
             score[idx] = p
             prediction[idx] = np.where(p >= cut, LIKE, DISLIKE)
             covered[idx] = True
+            reason[idx[~fp.item_rated[i[idx]]]] = NEW_ITEM
         return Predictions(users, items, score, prediction.astype(str), covered, reason.astype(str))
 
     def predict(self, user, item, mode: str = "scored", threshold: float | None = None, unknown: str = "flag"):
@@ -457,7 +461,7 @@ class ProfileRecommender(Params):
         person = self.fold_in(ratings)
         idx = self.profiles_.item_index(list(items))
         out = np.full(len(idx), np.nan)
-        ok = (idx >= 0) & self.profiles_.item_rated[np.maximum(idx, 0)]
+        ok = (idx >= 0) & self._scoreable[np.maximum(idx, 0)]
         out[ok] = self._new_probability(person, idx[ok])
         return out
 
@@ -478,6 +482,34 @@ class ProfileRecommender(Params):
                      for side, p in (("like", self.like_params), ("dislike", self.dislike_params))}  # fmt: skip
         return NewUser.of(self.profiles_, idx[first], values[first], int(self.n_neighbours), densities)
 
+    @property
+    def uses_attributes(self) -> bool:
+        """Whether the score weighs the attribute evidence: then new items (attributes, no rating)
+        are scored and listed from their attributes (:mod:`recsys.model.attributes`)."""
+        names = self.weights_.names if hasattr(self, "weights_") else []
+        return "user_attributes" in names or "attribute_items" in names
+
+    @property
+    def _scoreable(self) -> np.ndarray:
+        """The items a like-probability exists for: those rated in training and, when the score
+        uses the attributes, those with attributes (new items)."""
+        fp = self.profiles_
+        if self.uses_attributes:
+            return fp.item_rated | (fp.item_attributes.lengths > 0)
+        return fp.item_rated
+
+    def list_scores(self, liked: np.ndarray) -> np.ndarray:
+        """Every item's list score for someone who liked ``liked`` (item indices): the item model's
+        sum of weights and, when the score uses the attributes, each new item's score from its
+        attributes (:meth:`recsys.model.attributes.AttributeEvidence.with_new_items`)."""
+        from .item_model import scores
+
+        fp = self.profiles_
+        if fp.item_weights is None:
+            raise NotFittedError("this model has no item model (fitted for the paper's rule only); use mode='paper'")
+        key = scores(fp.item_weights, liked)
+        return fp.attribute_evidence.with_new_items(key) if self.uses_attributes else key
+
     def _probability(self, u: int, items: np.ndarray) -> np.ndarray:
         return self.weights_.probability(self.scored_terms(np.full(len(items), u), items))
 
@@ -489,18 +521,15 @@ class ProfileRecommender(Params):
 
     def _top_items(self, liked: np.ndarray, rated: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """The item model's ``n`` best items (indices, ties by index) for someone who liked
-        ``liked`` and rated ``rated`` (never listed), and every item's score.  The scores come from
-        the likes: someone who liked nothing gets no items (not the first ``n`` of a tie at 0)."""
-        from .item_model import scores
-
-        fp = self.profiles_
-        if fp.item_weights is None:
-            raise NotFittedError("this model has no item model (fitted for the paper's rule only); use mode='paper'")
-        key = scores(fp.item_weights, liked)
+        ``liked`` and rated ``rated`` (never listed), and every item's score (the rated too: a new
+        item's explanation reads them).  The scores come from the likes: someone who liked nothing
+        gets no items (not the first ``n`` of a tie at 0)."""
+        key = self.list_scores(liked)
         if not len(liked):
             return np.zeros(0, dtype=np.int64), key
-        key[rated] = -np.inf
-        cand = np.flatnonzero(np.isfinite(key))
+        listable = np.ones(len(key), dtype=bool)
+        listable[rated] = False
+        cand = np.flatnonzero(listable & np.isfinite(key))
         if n < len(cand):  # only the items scoring at least the n-th best (ties kept) need sorting
             cand = cand[key[cand] >= np.partition(key[cand], len(cand) - n)[len(cand) - n]]
         return cand[np.lexsort((cand, -key[cand]))][:n], key
@@ -510,24 +539,23 @@ class ProfileRecommender(Params):
 
         fp = self.profiles_
         top, key = self._top_items(liked, rated, n)
-        rated_ok = fp.item_rated[top]
+        rated_ok = self._scoreable[top]
         p = np.full(len(top), np.nan)
         if rated_ok.any():
             p[rated_ok] = probability(top[rated_ok])
-        return explain_item_list(fp, liked, top, key[top], p)
+        new = fp.attribute_evidence if self.uses_attributes else None
+        return explain_item_list(fp, liked, top, key[top], p, new_items=new, keys=key)
 
     def rank_items(self, u: int, cand: np.ndarray, mode: str = "scored"):
         """Scores of the candidate items (indices) for user index ``u``, and their ranking: the
         item model's scores (scored mode) or ``J(like) - J(dislike)`` (paper mode, ``-inf`` where
         no profile matches)."""
-        from .item_model import scores
-
         fp = self.profiles_
         if mode == "paper":
             jl, jd = paper_scores(fp, np.full(len(cand), u), cand)
             key = np.where((jl + jd) > 0, jl - jd, -np.inf)
         else:
-            key = scores(fp.item_weights, fp.liked.row(u))[cand]
+            key = self.list_scores(fp.liked.row(u))[cand]
         order = np.lexsort((cand, -key))
         order = order[np.isfinite(key[order])]
         return Ranking(order=order, key=key)

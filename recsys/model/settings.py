@@ -9,6 +9,8 @@ from __future__ import annotations
 # The two sides of the paper's relations, and the verdicts of a prediction.
 SIDES = ("like", "dislike")
 LIKE, DISLIKE, NONE = "like", "dislike", "none"
+# The reason of a covered prediction whose item has no training rating.
+NEW_ITEM = "new item: from its attributes alone"
 # How a prediction is made: the scored like-probability, or the paper's Jaccard rule.
 MODES = ("scored", "paper")
 # What the co-clusters are computed on, and where the neighbourhoods come from

@@ -13,6 +13,10 @@ like-probability.  Terms come in groups, the unit of the ablations:
     :mod:`recsys.model.neighbours`;
 ``dislike_coclusters``
     the same through the dislike co-clusters;
+``attributes``
+    what the item is: how the user rated its attributes, and what its attributes say of any item
+    (:mod:`recsys.model.attributes`, the paper's user–attribute relations as numbers); the only
+    item-side evidence of an item nobody rated;
 ``item_model``
     the item model's score of the item from the items the user liked
     (:mod:`recsys.model.item_model`): weights learnt on the pairs the like co-clusters hold.
@@ -49,11 +53,22 @@ TERMS = (
     Term("like_items", "like_coclusters", "movies in like co-clusters with this one"),
     Term("dislike_users", "dislike_coclusters", "users who share your dislike co-clusters"),
     Term("dislike_items", "dislike_coclusters", "movies in dislike co-clusters with this one"),
+    Term("user_attributes", "attributes", "how you rated this movie's attributes"),
+    Term("attribute_items", "attributes", "how movies with these attributes are rated"),
     Term("item_model", "item_model", "the movies you liked, through the co-cluster item model"),
     Term("item_residuals", "item_residuals", "your ratings above or below expectation, through the item model"),
 )
 TERM = {t.name: t for t in TERMS}
-GROUPS = ("like_shares", "baseline", "like_coclusters", "dislike_coclusters", "item_model", "item_residuals")
+GROUPS = (
+    "like_shares",
+    "baseline",
+    "like_coclusters",
+    "dislike_coclusters",
+    "attributes",
+    "item_model",
+    "item_residuals",
+)
+ATTRIBUTE_TERMS = ("user_attributes", "attribute_items")
 # term name -> (co-cluster side, neighbours of the user or of the item)
 VOTE_TERMS = {
     "like_users": ("like", "users"),
@@ -123,6 +138,9 @@ def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float, don
             out[name] = fp.global_mean + fp.user_bias[u] + fp.item_bias[i]
         elif name in VOTE_TERMS:
             out[name] = vote(fp, name, u, i, k, shrinkage).value
+        elif name in ATTRIBUTE_TERMS:
+            values = fp.attribute_evidence.terms(fp.item_attributes, u, i)
+            out.update((n, v) for n, v in zip(ATTRIBUTE_TERMS, values, strict=True) if n in names)
         elif name == "item_model":
             out[name] = item_model_term(fp, u, i)
         elif name == "item_residuals":

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..files import plain as _plain
 from ..model.profiles import FittedProfiles
-from ..model.terms import TERM, VOTE_TERMS, paper_scores, vote
+from ..model.terms import ATTRIBUTE_TERMS, TERM, VOTE_TERMS, paper_scores, vote
 
 EXAMPLES = 3  # movies shown per co-cluster
 
@@ -217,7 +217,40 @@ def _add_terms(ex: Explanation, model, u: int, i: int, threshold: float | None) 
             _split_vote(line, model, t, u, i, coef, w.means[t])
         elif t in ("item_model", "item_residuals"):
             _split_item_term(line, fp, t, u, i, coef, w.means[t])
+        elif t in ATTRIBUTE_TERMS:
+            _split_attribute_term(line, fp, t, u, i, coef, w.means[t])
         ex.lines.append(line)
+
+
+def _split_attribute_term(line: Line, fp: FittedProfiles, t: str, u: int, i: int, coef: float, mean: float) -> None:
+    """An attribute term split into the movie's attributes that carry it (each its selectivity
+    weight times its value: the user's mean residual on it, or its movies' mean bias), the others,
+    and the average (the parts add up to the line)."""
+    parts = fp.attribute_evidence.parts(fp.item_attributes, u, i)
+    key = "user" if t == "user_attributes" else "item"
+    order = sorted(range(len(parts)), key=lambda k: (-abs(parts[k][key]), parts[k]["attribute"]))
+    mine = fp.ratings.row(u)
+    for k in order[:3]:
+        p = parts[k]
+        name = fp.attributes[p["attribute"]]
+        if key == "user":
+            which, pos = fp.item_attributes.rows_entries(mine)
+            n = int((fp.item_attributes.idx[pos] == p["attribute"]).sum())
+            text = (f"{name}: you rated {n} movie{'s' if n != 1 else ''} with it, "
+                    f"{p['rated']:+.2f} against expectation (shrunk); {p['weight']:.0%} of the weight")  # fmt: skip
+        else:
+            value = fp.attribute_evidence.items[p["attribute"]]
+            text = (f"{name}: its movies are rated {value:+.2f} against the average (shrunk); "
+                    f"{p['weight']:.0%} of the weight")  # fmt: skip
+        part = {"cocluster": None, "attribute": str(name), "contribution": float(coef * p[key]), "text": text}
+        line.parts.append(part)
+    rest = order[3:]
+    if rest:
+        line.parts.append({"cocluster": None, "text": f"{len(rest)} other attribute{'s' if len(rest) > 1 else ''}",
+                           "contribution": float(coef * sum(parts[k][key] for k in rest))})  # fmt: skip
+    average = {"cocluster": None, "text": "minus the average of this evidence", "contribution": float(-coef * mean)}
+    line.parts.append(average)
+    line.detail = f"{len(parts)} attribute{'s' if len(parts) != 1 else ''} of this movie" if parts else "no attribute"
 
 
 def _split_item_term(line: Line, fp: FittedProfiles, t: str, u: int, i: int, coef: float, mean: float) -> None:
@@ -337,19 +370,44 @@ def profile_matches(fp: FittedProfiles, u: int, i: int) -> dict:
 
 # -- recommendations --------------------------------------------------------------------------
 def explain_item_list(fp: FittedProfiles, liked: np.ndarray, top: np.ndarray, score: np.ndarray,
-                      probability: np.ndarray) -> list[dict]:  # fmt: skip
+                      probability: np.ndarray, new_items=None, keys=None) -> list[dict]:  # fmt: skip
     """Each recommended item with its item-model score, its like-probability and the contributions
     of the movies the person liked: every contribution ``W[liked, item]``, the three largest
-    named with the co-clusters holding both movies; they add up to the score."""
+    named with the co-clusters holding both movies; they add up to the score.
+
+    A new item (no training rating; ``new_items`` is the model's
+    :class:`~recsys.model.attributes.AttributeEvidence` when its lists take them, ``keys`` every
+    item's list score) is flagged ``new`` and explained by its attributes instead: each attribute's
+    share of the weights times the person's mean score of the rated movies carrying it."""
     out = []
-    parts = _contributions(fp, liked, np.asarray(top, dtype=np.int64))
+    top = np.asarray(top, dtype=np.int64)
+    parts = _contributions(fp, liked, top)
     for rank, (i, key, p, part) in enumerate(zip(top, score, probability, parts, strict=True), start=1):
+        new = new_items is not None and not fp.item_rated[i]
+        if new:
+            part = _attribute_contributions(fp, new_items.new_item_parts(keys, int(i)))
         out.append({
             "rank": rank, "item": _plain(fp.items[i]), "name": fp.item_name(int(i)), "score": float(key),
-            "like_probability": None if np.isnan(p) else float(p), "contributions": part["named"],
+            "like_probability": None if np.isnan(p) else float(p), "new": bool(new), "contributions": part["named"],
             "others": part["others"], "reasons": [c["text"] for c in part["named"]],
         })  # fmt: skip
     return out
+
+
+def _attribute_contributions(fp: FittedProfiles, parts: list[dict], shown: int = 3) -> dict:
+    """A new item's attribute parts (:meth:`~recsys.model.attributes.AttributeEvidence.new_item_parts`)
+    as list contributions: the ``shown`` largest named, the rest summed."""
+    order = sorted(range(len(parts)), key=lambda k: (-abs(parts[k]["contribution"]), parts[k]["attribute"]))
+    named = []
+    for k in order[:shown]:
+        q = parts[k]
+        name = str(fp.attributes[q["attribute"]])
+        text = (f"new, no rating yet — {name}: your scores of the {q['rated']} rated movies with it average "
+                f"{q['mean']:+.3f} ({q['share']:.0%} of the weight)")  # fmt: skip
+        named.append({"attribute": name, "weight": q["contribution"], "share": q["share"], "mean": q["mean"],
+                      "rated": q["rated"], "text": text})  # fmt: skip
+    rest = [parts[k]["contribution"] for k in order[shown:]]
+    return {"named": named, "others": {"movies": 0, "attributes": len(rest), "weight": float(np.sum(rest))}}
 
 
 def _contributions(fp: FittedProfiles, liked: np.ndarray, items: np.ndarray, shown: int = 3) -> list[dict]:

@@ -47,6 +47,8 @@ def recommendation_lines(recs: list[dict], user, mode: str) -> list[str]:
         others = r.get("others")
         if others and others["movies"]:
             lines.append(f"       · and {others['movies']} more of your movies: {others['weight']:+.3f}")
+        elif others and others.get("attributes"):
+            lines.append(f"       · and {others['attributes']} more of its attributes: {others['weight']:+.3f}")
     return lines
 
 

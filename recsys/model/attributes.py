@@ -1,0 +1,154 @@
+"""What an item is, as evidence: the paper's user–attribute relations, kept as numbers.
+
+The paper relates a user to an attribute (``Drama:Y``) when the user's average rating of the
+movies carrying it is above the like threshold.  Two terms of the score use that relation in a
+form the logistic weights can scale:
+
+``user_attributes``
+    how the user rated the item's attributes: for each attribute ``a`` of the item, the user's
+    mean rating residual (rating minus baseline) over the training items carrying ``a``, shrunk
+    towards 0 (``sum / (count + ATTRIBUTE_SHRINKAGE)``); averaged over the item's attributes with
+    weights ``log(n / n_a)`` (``n`` items described, ``n_a`` of them carry ``a``), so that a
+    director of four films says more than a genre of a thousand;
+``attribute_items``
+    what the item's attributes say of any item: the same weighted mean of each attribute's mean
+    item bias (shrunk alike) over the rated items carrying it.  It is the only item-side evidence
+    of an item nobody has rated (a *new item*, scored from its attributes alone).
+
+Each attribute's share of a term, ``weight_a * value_a / sum(weights)``, is what an explanation
+shows; the shares add up to the term.  Nothing here is stored with a model: both tables are
+derived from the ratings, the baseline and the item attributes on first use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from .csr import Csr
+
+ATTRIBUTE_SHRINKAGE = 2.0  # pseudo-ratings of residual 0 added to every (user, attribute) mean
+
+
+@dataclass(frozen=True, eq=False)
+class AttributeEvidence:
+    """Per user and attribute the shrunk mean residual (``users``, users × attributes), per
+    attribute the shrunk mean item bias (``items``) and the selectivity weight (``weight``); for the
+    lists, the rated items' attributes (``rated``, items × attributes, rows of unrated items empty)
+    and each new item's attributes with their shares of its weights (``spread``, new items ×
+    attributes, rows in ``new_items`` order)."""
+
+    users: Csr
+    items: np.ndarray
+    weight: np.ndarray
+    rated: Csr
+    new_items: np.ndarray
+    spread: Csr
+
+    @classmethod
+    def of(cls, ratings: Csr, residuals: Csr, item_bias: np.ndarray, item_attributes: Csr) -> AttributeEvidence:
+        users = user_table(residuals, item_attributes)
+        rated = np.bincount(ratings.idx, minlength=item_attributes.n_rows) > 0
+        n_a = np.bincount(item_attributes.idx, minlength=item_attributes.shape[1])
+        rated_items = item_attributes.select(rated[item_attributes.row_of])
+        bias_sum = np.bincount(rated_items.idx, weights=item_bias[rated_items.row_of], minlength=len(n_a))
+        bias_n = np.bincount(rated_items.idx, minlength=len(n_a))
+        described = max(int((item_attributes.lengths > 0).sum()), 1)
+        weight = np.log(described / np.maximum(n_a, 1))
+        total = np.bincount(item_attributes.row_of, weights=weight[item_attributes.idx], minlength=len(rated))
+        new_items = np.flatnonzero(~rated & (total > 0))
+        which, pos = item_attributes.rows_entries(new_items)
+        a = item_attributes.idx[pos]
+        spread = Csr.from_pairs(which, a, (len(new_items), len(n_a)), weight[a] / total[new_items][which])
+        return cls(users, bias_sum / (bias_n + ATTRIBUTE_SHRINKAGE), weight, rated_items, new_items, spread)
+
+    def for_user(self, residuals: Csr, item_attributes: Csr) -> AttributeEvidence:
+        """The same evidence with the user side of the people of ``residuals`` (people × items, e.g.
+        one person folded in), the item side kept."""
+        return dataclasses.replace(self, users=user_table(residuals, item_attributes))
+
+    def terms(self, item_attributes: Csr, u: np.ndarray, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(user_attributes, attribute_items)`` of the pairs ``(u[t], i[t])``; 0 for an item
+        without attributes (or whose attributes every item carries)."""
+        which, pos = item_attributes.rows_entries(i)
+        a = item_attributes.idx[pos]
+        w = self.weight[a]
+        _, user_value = self.users.lookup(u[which], a)
+        total = np.bincount(which, weights=w, minlength=len(i))
+        safe = np.where(total > 0, total, 1.0)
+        user_term = np.bincount(which, weights=w * user_value, minlength=len(i)) / safe
+        item_term = np.bincount(which, weights=w * self.items[a], minlength=len(i)) / safe
+        return user_term, item_term
+
+    def parts(self, item_attributes: Csr, u: int, i: int) -> list[dict]:
+        """Each attribute of item ``i`` with its share of both terms for user ``u``: ``attribute``
+        (index), ``weight`` (its share of the weights), ``user`` and ``item`` (its shares of the
+        two terms, which add up to them)."""
+        a = item_attributes.row(i)
+        w = self.weight[a]
+        total = w.sum()
+        if not len(a) or total <= 0:
+            return []
+        _, user_value = self.users.lookup(np.full(len(a), u), a)
+        return [
+            {"attribute": int(x), "weight": float(wx / total), "user": float(wx * uv / total),
+             "item": float(wx * self.items[x] / total), "rated": float(uv)}
+            for x, wx, uv in zip(a, w, user_value, strict=True)
+        ]  # fmt: skip
+
+    def attribute_means(self, keys: np.ndarray) -> np.ndarray:
+        """Per attribute, the shrunk mean of ``keys`` (a score per item, or rows of them) over the
+        rated items carrying it: ``sum / (count + ATTRIBUTE_SHRINKAGE)``."""
+        count = np.bincount(self.rated.idx, minlength=self.rated.shape[1]) + ATTRIBUTE_SHRINKAGE
+        if keys.ndim == 1:
+            return np.bincount(self.rated.idx, weights=keys[self.rated.row_of], minlength=len(count)) / count
+        return (self.rated.to_scipy().T @ keys.T).T / count
+
+    def with_new_items(self, keys: np.ndarray) -> np.ndarray:
+        """``keys`` (an item-model score per item, or rows of them) with each new item's score set
+        from its attributes: the weighted mean, by the items' selectivity weights, of each
+        attribute's :meth:`attribute_means` — "the movies like it by what they are"."""
+        out = np.array(keys, dtype=np.float64)
+        if not len(self.new_items):
+            return out
+        means = self.attribute_means(out)
+        if out.ndim == 1:
+            out[self.new_items] = np.bincount(self.spread.row_of, weights=self.spread.values * means[self.spread.idx],
+                                              minlength=len(self.new_items))  # fmt: skip
+        else:
+            out[:, self.new_items] = (self.spread.to_scipy() @ means.T).T
+        return out
+
+    def new_item_parts(self, keys: np.ndarray, i: int) -> list[dict]:
+        """The attributes that make new item ``i``'s score from ``keys`` (one score per item): each
+        ``attribute`` with its ``share`` of the weights, the ``mean`` score of the rated items
+        carrying it, how many they are (``rated``) and its ``contribution`` (share × mean); the
+        contributions add up to the score :meth:`with_new_items` gives."""
+        row = int(np.searchsorted(self.new_items, i))
+        if row >= len(self.new_items) or self.new_items[row] != i:
+            return []
+        a, share = self.spread.row(row), self.spread.row_values(row)
+        means = self.attribute_means(np.asarray(keys, dtype=np.float64))[a]
+        n = np.bincount(self.rated.idx, minlength=self.rated.shape[1])[a]
+        return [
+            {"attribute": int(x), "share": float(s), "mean": float(m), "rated": int(k), "contribution": float(s * m)}
+            for x, s, m, k in zip(a, share, means, n, strict=True)
+        ]
+
+
+def user_table(residuals: Csr, item_attributes: Csr) -> Csr:
+    """Users × attributes: each user's shrunk mean residual over their rated items carrying the
+    attribute, ``sum / (count + ATTRIBUTE_SHRINKAGE)``; stored wherever the user rated one."""
+    n_attr = item_attributes.shape[1]
+    # every (rating, attribute of its item), summed per (user, attribute) by one sorted key
+    which, pos = item_attributes.rows_entries(residuals.idx)
+    keys = residuals.row_of[which] * np.int64(n_attr) + item_attributes.idx[pos]
+    pairs, inverse = np.unique(keys, return_inverse=True)
+    sums = np.bincount(inverse, weights=residuals.values[which], minlength=len(pairs))
+    counts = np.bincount(inverse, minlength=len(pairs))
+    user_of = pairs // max(n_attr, 1)
+    ptr = np.zeros(residuals.n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(user_of, minlength=residuals.n_rows), out=ptr[1:])
+    return Csr(ptr, pairs - user_of * n_attr, sums / (counts + ATTRIBUTE_SHRINKAGE), (residuals.n_rows, n_attr))
