@@ -53,6 +53,7 @@ def save(model: ProfileRecommender, path: str | Path, provenance: dict | None = 
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "params": jsonable(model.get_params()),
         "weights": jsonable(model.weights_.to_dict()),
+        "new_item_weights": jsonable(w.to_dict()) if (w := getattr(model, "new_item_weights_", None)) else None,
         "report": jsonable(model.report_),
         "provenance": jsonable(provenance or {}),
     }
@@ -116,10 +117,13 @@ def load(path: str | Path) -> ProfileRecommender:
         profiles = FittedProfiles.from_arrays(arrays)
         model = ProfileRecommender(**{k: _param(k, v) for k, v in manifest["params"].items()})
         weights = Weights.from_dict(manifest["weights"])
+        new_item = manifest.get("new_item_weights")  # absent from models written before new items were scored
+        new_item_weights = Weights.from_dict(new_item) if new_item else None
     except (KeyError, ValueError, TypeError, IndexError) as exc:
         raise ModelFileError(f"{path}: corrupt model ({type(exc).__name__}: {exc})") from None
     model.profiles_ = profiles
     model.weights_ = weights
+    model.new_item_weights_ = new_item_weights
     model.report_ = manifest.get("report", {})
     model.manifest_ = manifest
     return model

@@ -154,3 +154,48 @@ def test_new_items_are_listed_from_their_attributes(cold):
     without = model.with_evidence([g for g in model.evidence if g != "attributes"])
     assert not any(r["new"] for r in without.recommend(user, n=fp.n_items))
     assert np.array_equal(without.list_scores(fp.liked.row(u)), plain)
+
+
+def test_the_report_flags_new_items(cold):
+    from recsys.present.report import render_user
+
+    model, _, test, _, _ = cold
+    user = test["user"].iloc[0]
+    html = render_user(model, user, n=model.profiles_.n_items)
+    assert html.count("new: no rating yet, scored from its attributes") == sum(r["new"] for r in model.recommend(
+        user, n=model.profiles_.n_items)) > 0  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None)
+@given(small_tables())
+def test_leaving_an_item_out_is_the_evidence_without_its_ratings(tables):
+    R, residuals, bias, IA = tables
+    ev = AttributeEvidence.of(R, residuals, bias, IA)
+    n_users, n_items = R.shape
+    for i in np.unique(R.idx):
+        keep = R.idx != i  # nobody rated item i
+        R2 = Csr.from_pairs(R.row_of[keep], R.idx[keep], R.shape, R.values[keep])
+        ev2 = AttributeEvidence.of(R2, R2.with_values(R2.values - 3.0), bias, IA)
+        u = np.zeros(1, dtype=np.int64)
+        _, loo = ev.terms(IA, u, np.array([i]), leave_out=np.array([bias[i]]))
+        _, want = ev2.terms(IA, u, np.array([i]))
+        assert loo[0] == pytest.approx(want[0], abs=1e-12)
+        _, same = ev.terms(IA, u, np.array([i]), leave_out=np.array([np.nan]))  # NaN: an unrated item, kept
+        assert same[0] == ev.terms(IA, u, np.array([i]))[1][0]
+
+
+def test_new_items_have_weights_of_their_own(cold, tmp_path):
+    from recsys import store
+    from recsys.model.terms import NEW_ITEM_TERMS
+
+    model, _, test, _, _ = cold
+    w = model.new_item_weights_
+    assert w is not None and set(w.names) == set(NEW_ITEM_TERMS)
+    user, item = test[["user", "item"]].to_numpy()[0]
+    ex = model.predict(user, item)
+    assert {line.term for line in ex.lines} == {"average", *NEW_ITEM_TERMS}  # the terms that made the score
+    again = store.load(store.save(model, tmp_path / "m"))
+    assert again.new_item_weights_ == w
+    p = again.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
+    assert np.array_equal(p.score, model.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score)
+    assert model.with_evidence(["like_shares", "baseline"]).new_item_weights_ is None

@@ -167,3 +167,22 @@ def test_recommend_for_a_new_person_and_for_many_users(model_dir, tmp_path):
         recsys("recommend", str(model_dir), "1", "-n", "4", "--json").stdout)]  # fmt: skip
     bad = recsys("recommend", str(model_dir), "1", "--users", str(users))
     assert bad.returncode == 2 and "give one of USER, --ratings FILE or --users FILE" in bad.stderr
+
+
+def test_new_items_are_scored_listed_and_flagged(model_dir, tmp_path):
+    from recsys import store
+    from recsys.model.settings import NEW_ITEM
+
+    new = store.load(model_dir).new_items()  # u1.base leaves some of the 1,682 movies unrated
+    assert len(new), "u1.base rates every movie: no new item to check"
+    out = json.loads(recsys("predict", str(model_dir), "1", str(new[0]), "--json").stdout)
+    assert out["covered"] and out["reason"] == NEW_ITEM
+    line = next(line for line in out["lines"] if line["term"] == "user_attributes")
+    assert any(p.get("attribute", "").startswith(("genre:", "director:", "writer:", "cast:")) for p in line["parts"])
+    assert sum(x["contribution"] for x in out["lines"]) == pytest.approx(out["logit"], abs=1e-6)
+    users = tmp_path / "users.txt"
+    users.write_text("user\n1\n")
+    res = recsys("recommend", str(model_dir), "--users", str(users), "-n", "2000", "--out", str(tmp_path / "all.csv"))
+    assert res.returncode == 0, res.stderr
+    flagged = {r["item"] for r in csv.DictReader((tmp_path / "all.csv").open()) if r["reason"] == NEW_ITEM}
+    assert flagged == {str(i) for i in new}  # every new item is listed (user 1 rated none of them), flagged

@@ -180,6 +180,8 @@ def test_list_rows_flag_users_without_a_list():
         {"user": "nobody", "reason": "unknown user"},
         {"user": "all-rated", "reason": "nothing to recommend"},
     ]
+    new = list_rows(["1"], [[(50, 0.5), (181, 0.25)]], new_items={181})
+    assert new[1]["reason"] == "new item: from its attributes alone" and "reason" not in new[0]
 
 
 # -- the shortcuts that make lists and explanations fast give what the plain definitions give ----

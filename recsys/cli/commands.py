@@ -189,7 +189,8 @@ def recommend(
         if fmt == "text":
             fmt = "csv"
         ids = read_users(users)
-        rows = list_rows(ids, _load_model(model_dir).lists(ids, n))
+        model = _load_model(model_dir)
+        rows = list_rows(ids, model.lists(ids, n), set(model.new_items().tolist()))
         write_rows(rows, ("user", "rank", "item", "score", "reason"), out, fmt)
         return
     model = _load_model(model_dir)

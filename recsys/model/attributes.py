@@ -69,9 +69,14 @@ class AttributeEvidence:
         one person folded in), the item side kept."""
         return dataclasses.replace(self, users=user_table(residuals, item_attributes))
 
-    def terms(self, item_attributes: Csr, u: np.ndarray, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def terms(self, item_attributes: Csr, u: np.ndarray, i: np.ndarray,
+              leave_out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
         """``(user_attributes, attribute_items)`` of the pairs ``(u[t], i[t])``; 0 for an item
-        without attributes (or whose attributes every item carries)."""
+        without attributes (or whose attributes every item carries).
+
+        ``leave_out[t]`` (the item's own bias, NaN for an unrated item) takes item ``i[t]`` out of
+        its attributes' means: ``attribute_items`` as it would be had nobody rated the item (the
+        weights for new items are fitted on rated items made new this way)."""
         which, pos = item_attributes.rows_entries(i)
         a = item_attributes.idx[pos]
         w = self.weight[a]
@@ -79,7 +84,13 @@ class AttributeEvidence:
         total = np.bincount(which, weights=w, minlength=len(i))
         safe = np.where(total > 0, total, 1.0)
         user_term = np.bincount(which, weights=w * user_value, minlength=len(i)) / safe
-        item_term = np.bincount(which, weights=w * self.items[a], minlength=len(i)) / safe
+        value = self.items[a]
+        if leave_out is not None:
+            own = np.asarray(leave_out, dtype=np.float64)[which]
+            rated = ~np.isnan(own)
+            n = np.bincount(self.rated.idx, minlength=len(self.items))[a] + ATTRIBUTE_SHRINKAGE
+            value = np.where(rated, (value * n - np.where(rated, own, 0.0)) / (n - 1), value)
+        item_term = np.bincount(which, weights=w * value, minlength=len(i)) / safe
         return user_term, item_term
 
     def parts(self, item_attributes: Csr, u: int, i: int) -> list[dict]:

@@ -31,7 +31,18 @@ from .settings import (
     RECOMMENDER_PARAMS,
     SCALINGS,
 )
-from .terms import GROUPS, TERMS, compute_terms, fit_weights, paper_scores, terms_of
+from .terms import (
+    ATTRIBUTE_TERMS,
+    GROUPS,
+    NEW_ITEM_TERMS,
+    TERMS,
+    Weights,
+    compute_terms,
+    fit_weights,
+    new_item_terms,
+    paper_scores,
+    terms_of,
+)
 
 
 @dataclass
@@ -145,6 +156,10 @@ class ProfileRecommender(Params):
     weights_ : Weights
         The logistic weights, the terms' means and the decision threshold (best balanced accuracy
         on the held-out ratings).
+    new_item_weights_ : Weights or None
+        The weights of a new item's score (an item with attributes and no training rating), when
+        the evidence has the attributes: fitted on the same held-out ratings with their items made
+        new (:func:`recsys.model.terms.new_item_terms`), over :data:`~recsys.model.terms.NEW_ITEM_TERMS`.
     report_ : dict
         Co-cluster and relation counts, step timings.
     validation_terms_ : dict
@@ -301,8 +316,10 @@ class ProfileRecommender(Params):
         terms = compute_terms(inner, u[ok], i[ok], all_terms, self.n_votes, self.shrinkage,
                               done=lambda share: tell(say, share, "terms"))  # fmt: skip
         y = val["rating"].to_numpy(dtype=np.float64)[ok] > self.like_threshold
-        self.validation_terms_ = {"terms": terms, "y": y}
+        self.validation_terms_ = {"terms": terms, "y": y,
+                                  "new_item_terms": new_item_terms(inner, u[ok], i[ok], NEW_ITEM_TERMS)}  # fmt: skip
         self.weights_ = fit_weights(terms, y, self.terms)
+        self.new_item_weights_ = self._new_item_weights(self.validation_terms_)
         t_val = time.perf_counter() - t0
         if large:
             say(f"the {int(held.sum()):,} held-out ratings added to the profiles")
@@ -329,7 +346,29 @@ class ProfileRecommender(Params):
         other.validation_terms_ = self.validation_terms_
         v = self.validation_terms_
         other.weights_ = fit_weights(v["terms"], v["y"], other.terms)
+        other.new_item_weights_ = other._new_item_weights(v)
         return other
+
+    def _new_item_weights(self, validation: dict) -> Weights | None:
+        """The weights of new items' scores (``new_item_weights_``), or None when the evidence has
+        no attribute term: then nothing scores an item without ratings."""
+        names = [n for n in NEW_ITEM_TERMS if n in self.terms]
+        if not set(ATTRIBUTE_TERMS) & set(names):
+            return None
+        return fit_weights(validation["new_item_terms"], validation["y"], names)
+
+    def weights_for(self, items: np.ndarray) -> list[tuple[np.ndarray, Weights]]:
+        """``(positions, weights)`` groups of the item indices ``items``: the rated items' positions
+        with ``weights_``, the new items' with ``new_item_weights_``."""
+        items = np.asarray(items, dtype=np.int64)
+        new = np.zeros(len(items), dtype=bool)
+        if self.uses_attributes:
+            new = ~self.profiles_.item_rated[items]
+        groups = [
+            (np.flatnonzero(~new), self.weights_),
+            (np.flatnonzero(new), getattr(self, "new_item_weights_", None)),
+        ]
+        return [(pos, w) for pos, w in groups if len(pos)]
 
     def check_fitted(self) -> None:
         """Raise :class:`~recsys.errors.NotFittedError` unless the model is fitted (or loaded)."""
@@ -387,8 +426,12 @@ class ProfileRecommender(Params):
         else:
             reason[ok & ~rated] = "no rating of the item"
             idx = np.flatnonzero(rated)
-            p = self.weights_.probability(self.scored_terms(u[idx], i[idx])) if len(idx) else np.zeros(0)
-            cut = self.weights_.threshold if threshold is None else float(threshold)
+            p, cut = np.zeros(len(idx)), np.zeros(len(idx))
+            for pos, w in self.weights_for(i[idx]):
+                terms = compute_terms(fp, u[idx][pos], i[idx][pos], w.names, self.n_votes, self.shrinkage)
+                p[pos], cut[pos] = w.probability(terms), w.threshold
+            if threshold is not None:
+                cut[:] = float(threshold)
             score[idx] = p
             prediction[idx] = np.where(p >= cut, LIKE, DISLIKE)
             covered[idx] = True
@@ -486,8 +529,7 @@ class ProfileRecommender(Params):
     def uses_attributes(self) -> bool:
         """Whether the score weighs the attribute evidence: then new items (attributes, no rating)
         are scored and listed from their attributes (:mod:`recsys.model.attributes`)."""
-        names = self.weights_.names if hasattr(self, "weights_") else []
-        return "user_attributes" in names or "attribute_items" in names
+        return getattr(self, "new_item_weights_", None) is not None
 
     @property
     def _scoreable(self) -> np.ndarray:
@@ -497,6 +539,12 @@ class ProfileRecommender(Params):
         if self.uses_attributes:
             return fp.item_rated | (fp.item_attributes.lengths > 0)
         return fp.item_rated
+
+    def new_items(self) -> np.ndarray:
+        """Ids of the items scored and listed from their attributes alone (no training rating);
+        none unless the score uses the attributes."""
+        fp = self.profiles_
+        return fp.items[fp.attribute_evidence.new_items] if self.uses_attributes else fp.items[:0]
 
     def list_scores(self, liked: np.ndarray) -> np.ndarray:
         """Every item's list score for someone who liked ``liked`` (item indices): the item model's
@@ -511,13 +559,22 @@ class ProfileRecommender(Params):
         return fp.attribute_evidence.with_new_items(key) if self.uses_attributes else key
 
     def _probability(self, u: int, items: np.ndarray) -> np.ndarray:
-        return self.weights_.probability(self.scored_terms(np.full(len(items), u), items))
+        out = np.zeros(len(items))
+        for pos, w in self.weights_for(items):
+            terms = compute_terms(
+                self.profiles_, np.full(len(pos), u), items[pos], w.names, self.n_votes, self.shrinkage
+            )
+            out[pos] = w.probability(terms)
+        return out
 
     def _new_probability(self, person, items: np.ndarray) -> np.ndarray:
         from .fold_in import new_user_terms
 
-        terms = new_user_terms(self.profiles_, person, items, self.weights_.names, self.n_votes, self.shrinkage)
-        return self.weights_.probability(terms)
+        out = np.zeros(len(items))
+        for pos, w in self.weights_for(items):
+            out[pos] = w.probability(new_user_terms(self.profiles_, person, items[pos], w.names, self.n_votes,
+                                                    self.shrinkage))  # fmt: skip
+        return out
 
     def _top_items(self, liked: np.ndarray, rated: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """The item model's ``n`` best items (indices, ties by index) for someone who liked

@@ -69,6 +69,8 @@ GROUPS = (
     "item_residuals",
 )
 ATTRIBUTE_TERMS = ("user_attributes", "attribute_items")
+# the terms that say something of an item nobody rated: a new item's score weighs these alone
+NEW_ITEM_TERMS = ("user_like_share", "baseline", *ATTRIBUTE_TERMS)
 # term name -> (co-cluster side, neighbours of the user or of the item)
 VOTE_TERMS = {
     "like_users": ("like", "users"),
@@ -148,6 +150,26 @@ def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float, don
         else:
             raise ValueError(f"unknown evidence term {name!r}")  # a bug: names come from TERMS
         tell(len(out) / len(names))
+    return out
+
+
+def new_item_terms(fp: FittedProfiles, u, i, names) -> dict[str, np.ndarray]:
+    """The terms ``names`` (of :data:`NEW_ITEM_TERMS`) of the pairs ``(u, i)`` as if nobody had
+    rated the items: the baseline without the item's bias, ``attribute_items`` without the item
+    in its attributes' means; the user's side as it is.  On the held-out ratings of rated items
+    these are what the weights for new items learn from."""
+    u = np.asarray(u, dtype=np.int64)
+    i = np.asarray(i, dtype=np.int64)
+    out = {}
+    if "user_like_share" in names:
+        likes, dislikes = fp.user_counts
+        out["user_like_share"] = like_share(likes[u], dislikes[u], fp.like_rate)
+    if "baseline" in names:
+        out["baseline"] = fp.global_mean + fp.user_bias[u]
+    if set(ATTRIBUTE_TERMS) & set(names):
+        own = np.where(fp.item_rated[i], fp.item_bias[i], np.nan)
+        values = fp.attribute_evidence.terms(fp.item_attributes, u, i, leave_out=own)
+        out.update((n, v) for n, v in zip(ATTRIBUTE_TERMS, values, strict=True) if n in names)
     return out
 
 

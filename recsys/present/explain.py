@@ -23,7 +23,7 @@ import numpy as np
 
 from ..files import plain as _plain
 from ..model.profiles import FittedProfiles
-from ..model.terms import ATTRIBUTE_TERMS, TERM, VOTE_TERMS, paper_scores, vote
+from ..model.terms import ATTRIBUTE_TERMS, TERM, VOTE_TERMS, compute_terms, paper_scores, vote
 
 EXAMPLES = 3  # movies shown per co-cluster
 
@@ -196,8 +196,8 @@ def explain_prediction(model, preds, mode: str, threshold: float | None) -> Expl
 
 def _add_terms(ex: Explanation, model, u: int, i: int, threshold: float | None) -> None:
     """The scored mode's logit, cut-off and one line per term of the log-odds."""
-    w = model.weights_
-    terms = model.scored_terms(np.array([u]), np.array([i]))
+    ((_, w),) = model.weights_for(np.array([i]))  # a new item's score has weights of its own
+    terms = compute_terms(model.profiles_, np.array([u]), np.array([i]), w.names, model.n_votes, model.shrinkage)
     ex.logit = float(w.logit(terms)[0])
     ex.threshold = float(w.threshold if threshold is None else threshold)
     ex.threshold_rule = (

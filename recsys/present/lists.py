@@ -34,9 +34,13 @@ def read_users(path: str | Path) -> list[str]:
     return users
 
 
-def list_rows(users: list[str], lists: list) -> list[dict]:
+def list_rows(users: list[str], lists: list, new_items=frozenset()) -> list[dict]:
     """One row per listed movie, ``user, rank, item, score``; one row with a ``reason`` for a user
-    without a list (``None``: not in the model; empty: no liked movie to score from, or every movie rated)."""
+    without a list (``None``: not in the model; empty: no liked movie to score from, or every movie
+    rated); a listed movie of ``new_items`` (ids of items scored from their attributes alone) says so
+    in its ``reason``."""
+    from ..model.settings import NEW_ITEM
+
     rows = []
     for user, items in zip(users, lists, strict=True):
         if items is None:
@@ -44,7 +48,9 @@ def list_rows(users: list[str], lists: list) -> list[dict]:
         elif not items:
             rows.append({"user": user, "reason": "nothing to recommend"})
         else:
-            rows += [{"user": user, "rank": r, "item": i, "score": s} for r, (i, s) in enumerate(items, 1)]
+            for r, (i, s) in enumerate(items, 1):
+                row = {"user": user, "rank": r, "item": i, "score": s}
+                rows.append({**row, "reason": NEW_ITEM} if i in new_items else row)
     return rows
 
 
