@@ -6,7 +6,8 @@ Data: :meth:`benchmarks.synthetic_ratings.Shape.content_driven` (2,000 readers, 
 taste in the attributes).  Each data set is evaluated by ``recsys evaluate --split random:0.2:0``
 in a child process, every method tuned by the evaluation's one procedure on the training ratings:
 the like/dislike methods (majority, rating baseline, KNNBaseline, Naive Bayes over the attributes,
-the profile model and its ablations, ``no_attributes`` among them) and the top-10 lists
+the attribute logistic regression, the profile model and its ablations, ``no_attributes`` among
+them) and the top-10 lists
 (popularity, EASE, ItemKNN, the profile model), with 95 % paired bootstrap intervals over users.
 
 Usage: python benchmarks/bench_content.py [--content 0.9,0.3] [--seed 0] [--bootstrap 1000] [--out DIR]
@@ -29,7 +30,7 @@ from benchmarks.synthetic_ratings import Shape, write  # noqa: E402
 from experiments.common import write_results  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
-METHODS = "majority,bias,knn_baseline,naive_bayes,profile,popularity,ease,itemknn"
+METHODS = "majority,bias,knn_baseline,naive_bayes,attribute_logistic,profile,popularity,ease,itemknn"
 
 
 def evaluate(shape: Shape, n_boot: int, work: Path) -> dict:
@@ -69,7 +70,7 @@ def table(runs: list[dict]) -> str:
         lines += [f"## content {s['content']:g} (likes: {s['like_share_test']:.1%} of the test ratings)", "",
                   "| like/dislike | AUC | profile − it [95 %] |", "|---|---|---|"]  # fmt: skip
         for m, v in sorted(s["auc"].items(), key=lambda kv: -kv[1]):
-            d = s["auc_diff_ci"].get(m)
+            d = s["auc_diff_ci"].get(m.removeprefix("profile/"))
             ci = f"{d[0]:+.4f} [{d[1]:+.4f}, {d[2]:+.4f}]" if d else ""
             lines.append(f"| {m} | {v:.4f} | {ci} |")
         lines += ["", "| top-10 list | NDCG@10 | profile − it [95 %] |", "|---|---|---|"]

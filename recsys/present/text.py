@@ -17,6 +17,8 @@ def explanation_lines(ex) -> list[str]:
             f"like-probability {ex.score:.3f}; cut-off {ex.threshold:.3f} ({ex.threshold_rule})"
         )  # fmt: skip
         lines.append(f"  {how}")
+        if ex.reason:  # a covered pair with a reason: a new item, scored from its attributes alone
+            lines.append(f"  {ex.reason}")
     if ex.lines:
         lines.append(f"  why (log-odds of like; the lines add up to {ex.logit:+.3f}):")
         for line in ex.lines:
@@ -39,6 +41,8 @@ def recommendation_lines(recs: list[dict], user, mode: str) -> list[str]:
         if mode == "scored"
         else "score = J(like profile) − J(dislike profile) (the paper)"
     )
+    if any(r.get("new") for r in recs):
+        how += "; a new movie (no rating yet) scores from its attributes"
     lines = [f"top {len(recs)} for user {user} ({how}):"]
     for r in recs:
         p = f"  P(like) {r['like_probability']:.2f}" if r.get("like_probability") is not None else ""
