@@ -50,6 +50,12 @@ PAPER_VARIANTS = [
 # 4,233; all of them give 18,400 (see the results)
 PAPER_TOP_CAST = 3
 VARIANT_MEMORY_GB = 16
+# what each control of the lists changes (recsys.evaluation.protocol.LIST_CONTROLS)
+CONTROL_TEXT = {
+    "random_support": "the item model on as many random pairs per movie",
+    "full_support": "the item model on every pair",
+    "no_attributes": "without the attribute evidence: no new movie listed from its attributes",
+}
 VARIANT_TIMEOUT = 1200
 
 
@@ -416,8 +422,8 @@ def _topn_section(results: dict, folds: list) -> list[str]:
         for f in folds:
             c = results[f]["topn"].get("ci", {}).get("versus", {}).get(name)
             cis.append(f"{c['diff']:+.4f} [{c['diff_ci'][0]:+.4f}, {c['diff_ci'][1]:+.4f}]" if c else "—")
-        lines.append(f"| {name} (control: the profile model's item model on other pairs) | " + " | ".join(cells)
-                     + f" | {v:.4f} | " + "; ".join(cis) + " |")  # fmt: skip
+        what = CONTROL_TEXT.get(name, "the profile model with a setting changed")
+        lines.append(f"| {name} (control: {what}) | " + " | ".join(cells) + f" | {v:.4f} | " + "; ".join(cis) + " |")
     lines += [
         "",
         "Popularity ranks by training likes or ratings; EASE (cornac), ItemKNN, iALS and BPR (implicit) and RP3beta "
