@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import ProfileRecommender
+from ..model.csr import Csr
 
 
 @dataclass(frozen=True)
@@ -342,44 +343,34 @@ class AttributeLogistic(Method):
         self.users_ = pd.Index(pd.unique(ratings["user"]))
         self.items_ = pd.Index(pd.unique(np.concatenate([ratings["item"].to_numpy(), attrs["item"].to_numpy()])))
         codes, vocab = pd.factorize(pd.Series(attribute_names(attrs["kind"], attrs["value"])))
-        item_of = self.items_.get_indexer(attrs["item"])
-        pairs = np.unique(item_of.astype(np.int64) * max(len(vocab), 1) + codes)
-        self.item_attr_ = (pairs // max(len(vocab), 1), pairs % max(len(vocab), 1))
-        self.n_attrs_ = len(vocab)
+        n_a = max(len(vocab), 1)
+        pairs = np.unique(self.items_.get_indexer(attrs["item"]).astype(np.int64) * n_a + codes)
+        self.item_attr_ = Csr.from_pairs(pairs // n_a, pairs % n_a, (len(self.items_), len(vocab)))
         self.rated_items_ = np.zeros(len(self.items_), dtype=bool)
         self.rated_items_[self.items_.get_indexer(ratings["item"])] = True
         u = self.users_.get_indexer(ratings["user"])
         i = self.items_.get_indexer(ratings["item"])
-        which, a = self._attributes_of(i)
-        self.user_attr_ = np.unique(u[which].astype(np.int64) * self.n_attrs_ + a)
+        which, pos = self.item_attr_.rows_entries(i)
+        seen = np.unique(u[which].astype(np.int64) * n_a + self.item_attr_.idx[pos])
+        self.user_attr_ = Csr.from_pairs(seen // n_a, seen % n_a, (len(self.users_), len(vocab)))
         y = ratings["rating"].to_numpy(dtype=np.float64) > self.like_threshold
         model = LogisticRegression(C=self.params["C"], solver="liblinear", random_state=self.seed)
         self.model_ = model.fit(self._features(u, i), y)
         return self
 
-    def _attributes_of(self, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(which, attribute)``: every attribute of every item ``i[t]`` (``which`` = t)."""
-        items, attrs = self.item_attr_
-        lo, hi = np.searchsorted(items, i), np.searchsorted(items, i, side="right")
-        which = np.repeat(np.arange(len(i)), hi - lo)
-        pos = np.arange(len(which)) - np.repeat(np.cumsum(hi - lo) - (hi - lo), hi - lo) + np.repeat(lo, hi - lo)
-        return which, attrs[pos]
-
     def _features(self, u: np.ndarray, i: np.ndarray):
         import scipy.sparse as sp
 
-        n_u, n_i, n_a = len(self.users_), len(self.items_), self.n_attrs_
-        which, a = self._attributes_of(i)
-        key = u[which].astype(np.int64) * n_a + a
-        ua = np.searchsorted(self.user_attr_, key)
-        seen = np.zeros(len(key), dtype=bool)
-        if len(self.user_attr_):
-            seen = (ua < len(self.user_attr_)) & (self.user_attr_[np.minimum(ua, len(self.user_attr_) - 1)] == key)
+        n_u, n_i, n_a = len(self.users_), len(self.items_), self.item_attr_.shape[1]
+        which, pos = self.item_attr_.rows_entries(i)
+        a = self.item_attr_.idx[pos]
+        ua = self.user_attr_.positions(u[which].astype(np.int64) * n_a + a)  # -1: a pair not seen in training
+        seen = ua >= 0
         rated = self.rated_items_[i]
         t = np.arange(len(u))
         rows = np.concatenate([t, t[rated], which, which[seen]])
         cols = np.concatenate([u, n_u + i[rated], n_u + n_i + a, n_u + n_i + n_a + ua[seen]])
-        shape = (len(u), n_u + n_i + n_a + len(self.user_attr_))
+        shape = (len(u), n_u + n_i + n_a + self.user_attr_.nnz)
         return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
 
     def score(self, users, items) -> Scores:

@@ -36,14 +36,15 @@ ATTRIBUTE_SHRINKAGE = 2.0  # pseudo-ratings of residual 0 added to every (user, 
 class AttributeEvidence:
     """Per user and attribute the shrunk mean residual (``users``, users × attributes), per
     attribute the shrunk mean item bias (``items``) and the selectivity weight (``weight``); for the
-    lists, the rated items' attributes (``rated``, items × attributes, rows of unrated items empty)
-    and each new item's attributes with their shares of its weights (``spread``, new items ×
-    attributes, rows in ``new_items`` order)."""
+    lists, the rated items' attributes (``rated``, items × attributes, rows of unrated items empty;
+    ``n_rated`` of them per attribute) and each new item's attributes with their shares of its
+    weights (``spread``, new items × attributes, rows in ``new_items`` order)."""
 
     users: Csr
     items: np.ndarray
     weight: np.ndarray
     rated: Csr
+    n_rated: np.ndarray
     new_items: np.ndarray
     spread: Csr
 
@@ -62,7 +63,7 @@ class AttributeEvidence:
         which, pos = item_attributes.rows_entries(new_items)
         a = item_attributes.idx[pos]
         spread = Csr.from_pairs(which, a, (len(new_items), len(n_a)), weight[a] / total[new_items][which])
-        return cls(users, bias_sum / (bias_n + ATTRIBUTE_SHRINKAGE), weight, rated_items, new_items, spread)
+        return cls(users, bias_sum / (bias_n + ATTRIBUTE_SHRINKAGE), weight, rated_items, bias_n, new_items, spread)
 
     def for_user(self, residuals: Csr, item_attributes: Csr) -> AttributeEvidence:
         """The same evidence with the user side of the people of ``residuals`` (people × items, e.g.
@@ -88,7 +89,7 @@ class AttributeEvidence:
         if leave_out is not None:
             own = np.asarray(leave_out, dtype=np.float64)[which]
             rated = ~np.isnan(own)
-            n = np.bincount(self.rated.idx, minlength=len(self.items))[a] + ATTRIBUTE_SHRINKAGE
+            n = self.n_rated[a] + ATTRIBUTE_SHRINKAGE
             value = np.where(rated, (value * n - np.where(rated, own, 0.0)) / (n - 1), value)
         item_term = np.bincount(which, weights=w * value, minlength=len(i)) / safe
         return user_term, item_term
@@ -112,7 +113,7 @@ class AttributeEvidence:
     def attribute_means(self, keys: np.ndarray) -> np.ndarray:
         """Per attribute, the shrunk mean of ``keys`` (a score per item, or rows of them) over the
         rated items carrying it: ``sum / (count + ATTRIBUTE_SHRINKAGE)``."""
-        count = np.bincount(self.rated.idx, minlength=self.rated.shape[1]) + ATTRIBUTE_SHRINKAGE
+        count = self.n_rated + ATTRIBUTE_SHRINKAGE
         if keys.ndim == 1:
             return np.bincount(self.rated.idx, weights=keys[self.rated.row_of], minlength=len(count)) / count
         return (self.rated.to_scipy().T @ keys.T).T / count
@@ -142,7 +143,7 @@ class AttributeEvidence:
             return []
         a, share = self.spread.row(row), self.spread.row_values(row)
         means = self.attribute_means(np.asarray(keys, dtype=np.float64))[a]
-        n = np.bincount(self.rated.idx, minlength=self.rated.shape[1])[a]
+        n = self.n_rated[a]
         return [
             {"attribute": int(x), "share": float(s), "mean": float(m), "rated": int(k), "contribution": float(s * m)}
             for x, s, m, k in zip(a, share, means, n, strict=True)

@@ -426,10 +426,10 @@ class ProfileRecommender(Params):
         else:
             reason[ok & ~rated] = "no rating of the item"
             idx = np.flatnonzero(rated)
-            p, cut = np.zeros(len(idx)), np.zeros(len(idx))
-            for pos, w in self.weights_for(i[idx]):
-                terms = compute_terms(fp, u[idx][pos], i[idx][pos], w.names, self.n_votes, self.shrinkage)
-                p[pos], cut[pos] = w.probability(terms), w.threshold
+            p, cut = self._probabilities(
+                i[idx],
+                lambda pos, names: compute_terms(fp, u[idx][pos], i[idx][pos], names, self.n_votes, self.shrinkage),
+            )
             if threshold is not None:
                 cut[:] = float(threshold)
             score[idx] = p
@@ -558,23 +558,25 @@ class ProfileRecommender(Params):
         key = scores(fp.item_weights, liked)
         return fp.attribute_evidence.with_new_items(key) if self.uses_attributes else key
 
-    def _probability(self, u: int, items: np.ndarray) -> np.ndarray:
-        out = np.zeros(len(items))
+    def _probabilities(self, items: np.ndarray, terms_of) -> tuple[np.ndarray, np.ndarray]:
+        """Like-probabilities and cut-offs of ``items`` (indices), each under its weights
+        (:meth:`weights_for`); ``terms_of(positions, names)`` gives the terms of those items."""
+        p, cut = np.zeros(len(items)), np.zeros(len(items))
         for pos, w in self.weights_for(items):
-            terms = compute_terms(
-                self.profiles_, np.full(len(pos), u), items[pos], w.names, self.n_votes, self.shrinkage
-            )
-            out[pos] = w.probability(terms)
-        return out
+            p[pos], cut[pos] = w.probability(terms_of(pos, w.names)), w.threshold
+        return p, cut
+
+    def _probability(self, u: int, items: np.ndarray) -> np.ndarray:
+        fp, k, shrink = self.profiles_, self.n_votes, self.shrinkage
+        return self._probabilities(items, lambda pos, names: compute_terms(fp, np.full(len(pos), u), items[pos],
+                                                                           names, k, shrink))[0]  # fmt: skip
 
     def _new_probability(self, person, items: np.ndarray) -> np.ndarray:
         from .fold_in import new_user_terms
 
-        out = np.zeros(len(items))
-        for pos, w in self.weights_for(items):
-            out[pos] = w.probability(new_user_terms(self.profiles_, person, items[pos], w.names, self.n_votes,
-                                                    self.shrinkage))  # fmt: skip
-        return out
+        fp, k, shrink = self.profiles_, self.n_votes, self.shrinkage
+        return self._probabilities(items, lambda pos, names: new_user_terms(fp, person, items[pos], names, k,
+                                                                            shrink))[0]  # fmt: skip
 
     def _top_items(self, liked: np.ndarray, rated: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """The item model's ``n`` best items (indices, ties by index) for someone who liked
