@@ -55,6 +55,7 @@ CONTROL_TEXT = {
     "random_support": "the item model on as many random pairs per movie",
     "full_support": "the item model on every pair",
     "no_attributes": "without the attribute evidence: no new movie listed from its attributes",
+    "item_model_lists": "the item model alone: no popularity or like-probability blended into the lists",
 }
 VARIANT_TIMEOUT = 1200
 

@@ -22,6 +22,7 @@ import numpy as np
 from .errors import ModelFileError
 from .files import jsonable
 from .model import ProfileRecommender
+from .model.list_blend import ListBlend
 from .model.profiles import FittedProfiles
 from .model.terms import Weights
 
@@ -54,6 +55,7 @@ def save(model: ProfileRecommender, path: str | Path, provenance: dict | None = 
         "params": jsonable(model.get_params()),
         "weights": jsonable(model.weights_.to_dict()),
         "new_item_weights": jsonable(w.to_dict()) if (w := getattr(model, "new_item_weights_", None)) else None,
+        "list_blend": jsonable(b.to_dict()) if (b := getattr(model, "list_blend_", None)) else None,
         "report": jsonable(model.report_),
         "provenance": jsonable(provenance or {}),
     }
@@ -119,11 +121,13 @@ def load(path: str | Path) -> ProfileRecommender:
         weights = Weights.from_dict(manifest["weights"])
         new_item = manifest.get("new_item_weights")  # absent from models written before new items were scored
         new_item_weights = Weights.from_dict(new_item) if new_item else None
+        list_blend = ListBlend.from_dict(manifest.get("list_blend"))  # absent before lists blended: none
     except (KeyError, ValueError, TypeError, IndexError) as exc:
         raise ModelFileError(f"{path}: corrupt model ({type(exc).__name__}: {exc})") from None
     model.profiles_ = profiles
     model.weights_ = weights
     model.new_item_weights_ = new_item_weights
+    model.list_blend_ = list_blend
     model.report_ = manifest.get("report", {})
     model.manifest_ = manifest
     return model

@@ -12,7 +12,7 @@ from recsys.model import ProfileRecommender
 from recsys.model.attributes import ATTRIBUTE_SHRINKAGE, AttributeEvidence
 from recsys.model.csr import Csr
 from recsys.model.settings import NEW_ITEM
-from tests.test_recsys_model import FAST, taste_data
+from tests.test_recsys_model import FAST, list_total, taste_data
 
 
 @st.composite
@@ -147,8 +147,7 @@ def test_new_items_are_listed_from_their_attributes(cold):
     new = [r for r in recs if r["new"]]
     assert {fp.item_index([r["item"]])[0] for r in new} == set(np.flatnonzero(~rated)) - set(fp.ratings.row(u))
     for r in recs:
-        total = sum(c["weight"] for c in r["contributions"]) + r["others"]["weight"]
-        assert total == pytest.approx(r["score"], abs=1e-9)
+        assert list_total(r) == pytest.approx(r["score"], abs=1e-9)
     assert all(c["attribute"] in fp.attributes for r in new for c in r["contributions"])
     # the model without the attribute evidence lists them at the item model's 0, not as new
     without = model.with_evidence([g for g in model.evidence if g != "attributes"])

@@ -11,12 +11,13 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_recsys_model import FAST, taste_data
+from test_recsys_model import FAST, list_total, taste_data
 
 from recsys.errors import UnknownIdError
 from recsys.model import ProfileRecommender
 from recsys.model.csr import Csr
 from recsys.model.item_model import full_weights, item_weights, random_support, support_of
+from recsys.model.list_blend import ListBlend
 
 
 @pytest.fixture(scope="module")
@@ -110,8 +111,7 @@ def test_list_reasons_add_up_to_the_scores(fitted):
         assert [r["score"] for r in recs] == sorted((r["score"] for r in recs), reverse=True)
         assert not set(train.loc[train["user"] == user, "item"]) & {r["item"] for r in recs}
         for r in recs:
-            total = sum(c["weight"] for c in r["contributions"]) + r["others"]["weight"]
-            assert total == pytest.approx(r["score"], abs=1e-6)
+            assert list_total(r) == pytest.approx(r["score"], abs=1e-6)
             assert r["reasons"] and r["reasons"][0].startswith("you liked Movie ")
             assert all("people who liked both are in [L" in c["text"] for c in r["contributions"] if c["coclusters"])
 
@@ -277,6 +277,7 @@ def test_top_items_are_the_sorted_scores_ties_by_index(fitted):
     from recsys.model.item_model import scores
 
     model = copy.copy(fitted[0])
+    model.list_blend_ = ListBlend()  # the item model alone
     fp = model.profiles_ = dataclasses.replace(  # weights rounded: many equal scores
         fitted[0].profiles_, item_weights=fitted[0].profiles_.item_weights.with_values(
             np.round(fitted[0].profiles_.item_weights.values, 2)))  # fmt: skip
@@ -287,7 +288,7 @@ def test_top_items_are_the_sorted_scores_ties_by_index(fitted):
         want = np.lexsort((np.arange(fp.n_items), -key))
         want = want[~np.isin(want, rated)]
         for n in (1, 3, 10, 10_000):
-            got, _ = model._top_items(liked, rated, n)
+            got = model.list_key(model._person(u), rated).top(n)
             assert np.array_equal(got, want[:n])
             ties_at_the_cut += n < len(want) and key[want[n - 1]] == key[want[n]]
     assert ties_at_the_cut > 0  # the case that needs care was met

@@ -15,6 +15,12 @@ from recsys.model import ProfileRecommender
 FAST = dict(n_bands=60, band_size=2, min_rows=2, min_cols=2, min_density=0.8, skip_covered=True)
 
 
+def list_total(rec: dict) -> float:
+    """The parts of a listed item's score: the named contributions, the rest, popularity and like."""
+    named = sum(c["weight"] for c in rec["contributions"])
+    return named + rec["others"]["weight"] + rec["popularity"]["weight"] + rec["like"]["weight"]
+
+
 def taste_data(seed=0, n_users=80, n_items=60):
     """Two taste groups: even users like genre g0 (director d0) and dislike g1, odd users the reverse; 10 % noise."""
     rng = np.random.default_rng(seed)

@@ -160,17 +160,21 @@ class ProfileMethod(Method):
     def rank_block(self, users, catalogue) -> np.ndarray:
         """:meth:`rank` of a block of users, the catalogue's ids looked up once (per user, the
         look-up of 59 k ids and a sort nobody reads took 24 minutes of 162 k users' lists)."""
-        fp = self.model.profiles_
-        rows = fp.user_index(users)
-        liked = [fp.liked.row(u) if u >= 0 else None for u in rows]
-        return _item_model_block(self.model, liked, fp.item_index(catalogue))
+        model = self.model
+        rows = model.profiles_.user_index(users)
+        people = [model._person(u) if u >= 0 else None for u in rows]
+        return _list_block(model, people, model.profiles_.item_index(catalogue))
 
     def fold_in_block(self, histories: list, catalogue) -> np.ndarray:
-        """The list scores for new people: their liked movies' weights (nothing refitted)."""
-        fp = self.model.profiles_
-        cols = fp.item_index(catalogue)
-        liked = [cols[items[ratings > fp.like_threshold]] for items, ratings in histories]
-        return _item_model_block(self.model, [li[li >= 0] for li in liked], cols)
+        """The list scores for new people, folded in from their ratings (nothing refitted)."""
+        model = self.model
+        cols = model.profiles_.item_index(catalogue)
+        people = []
+        for items, ratings in histories:
+            idx, known = cols[items], cols[items] >= 0
+            people.append(model._person_of(idx[known], np.asarray(ratings, dtype=np.float64)[known])
+                          if known.any() else None)  # fmt: skip
+        return _list_block(model, people, cols)
 
     def with_evidence(self, groups) -> ProfileMethod:
         """This fitted model with only the evidence groups ``groups`` (an ablation: the same
@@ -180,15 +184,15 @@ class ProfileMethod(Method):
         return other
 
 
-def _item_model_block(model, liked: list, cols: np.ndarray) -> np.ndarray:
-    """Rows of the model's list scores (:meth:`~recsys.model.ProfileRecommender.list_scores`) at the
-    catalogue's item indices ``cols`` (-1: unknown, -inf), one per list of liked item indices
-    (None: an unknown user, -inf throughout)."""
-    out = np.full((len(liked), len(cols)), -np.inf)
+def _list_block(model, people: list, cols: np.ndarray) -> np.ndarray:
+    """Rows of the model's list scores (:meth:`~recsys.model.ProfileRecommender.list_key`; the
+    person's rated items -inf) at the catalogue's item indices ``cols`` (-1: unknown,
+    -inf), one per person (None: nobody the model can read, -inf throughout)."""
+    out = np.full((len(people), len(cols)), -np.inf)
     known = cols >= 0
-    for r, items in enumerate(liked):
-        if items is not None:
-            out[r, known] = model.list_scores(items)[cols[known]]
+    for r, person in enumerate(people):
+        if person is not None:
+            out[r, known] = model.list_key(person, person.items).score[cols[known]]
     return out
 
 

@@ -88,12 +88,14 @@ ABLATIONS = {
 }
 # controls: the profile model refitted with a parameter changed; name -> overrides
 CONTROLS = {"neighbours_from_ratings": {"neighbours": "ratings"}}
-# controls of the lists: the item model on other pairs than the co-clusters'
-# and without the attribute evidence (new items are then not listed from their attributes)
+# controls of the lists: the item model on other pairs than the co-clusters';
+# without the attribute evidence (new items are then not listed from their attributes);
+# the item model alone (no popularity or like-probability blended in, recsys.model.list_blend)
 LIST_CONTROLS = {
     "random_support": {"item_support": "random"},
     "full_support": {"item_support": "all"},
     "no_attributes": {"evidence": _without("attributes")},
+    "item_model_lists": {"list_score": "item_model"},
 }
 OWN_RULE = ("majority", "profile_paper")  # methods with a rule of their own: nothing to tune
 

@@ -135,6 +135,10 @@ class ProfileRecommender(Params):
     item_support : {"coclusters", "random", "all"}, default="coclusters"
         The pairs of movies the item model may weigh: those the like co-clusters hold together;
         or, as controls for the ablations, as many random pairs, or every pair (EASE).
+    list_score : {"blend", "item_model"}, default="blend"
+        How the lists rank: the item model's score plus the item's popularity and the person's
+        like-probability, weighed on the held-out ratings (:mod:`recsys.model.list_blend`; the
+        item model alone unless that ranks them better); or the item model alone (a control).
     scaling : {"auto", "on", "off"}, default="auto"
         The rules for large data.  ``on``: the profiles are fitted once — after the weights, the
         co-clusters, neighbourhoods and item model learnt without the held-out ratings are kept and
@@ -164,6 +168,8 @@ class ProfileRecommender(Params):
         Co-cluster and relation counts, step timings.
     validation_terms_ : dict
         The held-out terms and labels the weights were fitted on (kept for ablations).
+    list_blend_ : ListBlend
+        The lists' weights of popularity and like-probability (:mod:`recsys.model.list_blend`).
 
     Examples
     --------
@@ -193,6 +199,7 @@ class ProfileRecommender(Params):
         "validation_fraction": [Interval(float, 0, 0.5, closed="neither")],
         "item_l2": [Interval(float, 0, None, closed="neither")],
         "item_support": [Options("coclusters", "random", "all")],
+        "list_score": [Options("blend", "item_model")],
         "scaling": [Options(*SCALINGS)],
         "random_state": [Interval(int, 0, None)],
     }
@@ -212,6 +219,7 @@ class ProfileRecommender(Params):
         validation_fraction: float = 0.1,
         item_l2: float = 400.0,
         item_support: str = "coclusters",
+        list_score: str = "blend",
         scaling: str = "auto",
         random_state: int = 0,
     ):
@@ -227,6 +235,7 @@ class ProfileRecommender(Params):
         self.validation_fraction = validation_fraction
         self.item_l2 = item_l2
         self.item_support = item_support
+        self.list_score = list_score
         self.scaling = scaling
         self.random_state = random_state
 
@@ -320,6 +329,7 @@ class ProfileRecommender(Params):
                                   "new_item_terms": new_item_terms(inner, u[ok], i[ok], NEW_ITEM_TERMS)}  # fmt: skip
         self.weights_ = fit_weights(terms, y, self.terms)
         self.new_item_weights_ = self._new_item_weights(self.validation_terms_)
+        self.list_blend_, list_report = self._fit_list_blend(inner, val, say)
         t_val = time.perf_counter() - t0
         if large:
             say(f"the {int(held.sum()):,} held-out ratings added to the profiles")
@@ -331,7 +341,61 @@ class ProfileRecommender(Params):
         self.report_["timings"]["validation"] = t_val
         self.report_["timings"]["fit"] = time.perf_counter() - t0
         self.report_["validation"] = {"held_out": int(held.sum()), "scored": int(ok.sum())}
+        self.report_["lists"] = list_report
         return self
+
+    def _fit_list_blend(self, inner, held, say):
+        """The lists' blend (:func:`recsys.model.list_blend.choose`), chosen on the held-out
+        ratings ``held`` with the profiles ``inner`` learnt without them; and its report."""
+        from copy import copy
+
+        from .list_blend import (
+            CANDIDATES,
+            VALIDATION_USERS,
+            ListBlend,
+            ValidationList,
+            candidates,
+            choose,
+            log_likes,
+            logit,
+        )
+        from .topn import RELEVANT
+
+        if self.list_score == "item_model":
+            return ListBlend(), {"list_score": "item_model"}
+        probe = copy(self)
+        probe.profiles_, probe.list_blend_ = inner, ListBlend()
+        u = inner.user_index(held["user"].to_numpy())
+        i = inner.item_index(held["item"].to_numpy())
+        good = (u >= 0) & (i >= 0) & (held["rating"].to_numpy(dtype=np.float64) >= RELEVANT)
+        users = np.unique(u[good])
+        rng = np.random.default_rng(self.random_state)
+        if len(users) > VALIDATION_USERS:
+            users = np.sort(rng.choice(users, VALIDATION_USERS, replace=False))
+        say(f"the lists' blend on {len(users):,} held-out users")
+        popularity = log_likes(inner.item_counts[0])
+        n = CANDIDATES
+        keys, cands = [], []
+        for user in users.tolist():
+            key = probe.list_scores(inner.liked.row(user))
+            listable = probe._scoreable.copy()
+            listable[inner.ratings.row(user)] = False
+            keys.append(key)
+            cands.append(candidates(key, popularity, listable, n))
+        # the like-probabilities of every user's candidates at once, with the users' own terms (a
+        # list folds the person in; for a training user the two differ little, and one vectorised
+        # pass costs a tenth of a fold-in per user)
+        pair_u = np.repeat(users, [len(c) for c in cands])
+        pair_i = np.concatenate(cands) if cands else np.zeros(0, dtype=np.int64)
+        fk, shrink = self.n_votes, self.shrinkage
+        p = probe._probabilities(pair_i, lambda pos, names: compute_terms(inner, pair_u[pos], pair_i[pos], names, fk,
+                                                                          shrink))[0]  # fmt: skip
+        like = np.split(logit(p), np.cumsum([len(c) for c in cands])[:-1])
+        rows = []
+        for user, key, cand, lk in zip(users.tolist(), keys, cands, like, strict=True):
+            relevant = np.unique(i[good & (u == user)])
+            rows.append(ValidationList(key[cand], popularity[cand], lk, np.isin(cand, relevant), len(relevant)))
+        return choose(rows, n)
 
     def with_evidence(self, evidence) -> ProfileRecommender:
         """This fitted model with only the evidence groups ``evidence``: the same profiles, the
@@ -347,6 +411,7 @@ class ProfileRecommender(Params):
         v = self.validation_terms_
         other.weights_ = fit_weights(v["terms"], v["y"], other.terms)
         other.new_item_weights_ = other._new_item_weights(v)
+        other.list_blend_ = self._blend  # the lists' blend is not refitted (its held-out lists are not kept)
         return other
 
     def _new_item_weights(self, validation: dict) -> Weights | None:
@@ -473,7 +538,7 @@ class ProfileRecommender(Params):
 
             cand = np.setdiff1d(np.arange(fp.n_items), rated)
             return explain_paper_list(self, u, cand, self.rank_items(u, cand, mode), n)
-        return self._item_list(fp.liked.row(u), rated, n, lambda items: self._probability(u, items))
+        return self._item_list(self._person(u), rated, n, lambda items: self._probability(u, items))
 
     def lists(self, users, n: int = 10) -> list:
         """The item model's ``n`` best unrated movies of each user, without reasons (fast, for
@@ -486,8 +551,9 @@ class ProfileRecommender(Params):
             if u < 0:
                 out.append(None)
                 continue
-            top, key = self._top_items(fp.liked.row(u), fp.ratings.row(u), n)
-            out.append([(fp.items[i].item(), float(key[i])) for i in top])
+            listed = self.list_key(self._person(u), fp.ratings.row(u))
+            top = listed.top(n)
+            out.append([(fp.items[i].item(), float(listed.score[i])) for i in top])
         return out
 
     def recommend_for(self, ratings, n: int = 10) -> list[dict]:
@@ -496,7 +562,7 @@ class ProfileRecommender(Params):
         same reasons as :meth:`recommend`; the items rated are never listed.  Nothing is refitted."""
         _check_n(n)
         person = self.fold_in(ratings)
-        return self._item_list(person.liked, person.items, n, lambda items: self._new_probability(person, items))
+        return self._item_list(person, person.items, n, lambda items: self._new_probability(person, items))
 
     def predict_for(self, ratings, items) -> np.ndarray:
         """Like-probabilities of ``items`` (raw ids; NaN where unknown or unrated in training) for a
@@ -511,7 +577,6 @@ class ProfileRecommender(Params):
     def fold_in(self, ratings):
         """The person of ``ratings`` (mapping or frame of item → rating) as the model sees them
         (:class:`recsys.model.fold_in.NewUser`)."""
-        from .fold_in import NewUser
 
         self._check_scored()
         raw_items, values = _item_ratings(ratings)
@@ -519,11 +584,23 @@ class ProfileRecommender(Params):
         known = idx >= 0
         if not known.any():
             raise UnknownIdError("none of the rated items is in the model's training data")
-        idx, values = idx[known], values[known]
-        first = np.unique(idx, return_index=True)[1]  # an item rated twice: its first rating
+        return self._person_of(idx[known], values[known])
+
+    def _person_of(self, idx: np.ndarray, values: np.ndarray):
+        """The :class:`~recsys.model.fold_in.NewUser` of ratings ``values`` of the item indices
+        ``idx`` (an item rated twice: its first rating)."""
+        from .fold_in import NewUser
+
+        first = np.unique(idx, return_index=True)[1]
         densities = {side: float((p or RECOMMENDER_PARAMS).get("min_density", 1.0))
                      for side, p in (("like", self.like_params), ("dislike", self.dislike_params))}  # fmt: skip
         return NewUser.of(self.profiles_, idx[first], values[first], int(self.n_neighbours), densities)
+
+    def _person(self, u: int):
+        """User index ``u`` folded in from their training ratings: what a list reads of a person,
+        so that a user's list is the one their ratings give a new person."""
+        fp = self.profiles_
+        return self._person_of(fp.ratings.row(u), fp.ratings.row_values(u))
 
     @property
     def uses_attributes(self) -> bool:
@@ -578,43 +655,67 @@ class ProfileRecommender(Params):
         return self._probabilities(items, lambda pos, names: new_user_terms(fp, person, items[pos], names, k,
                                                                             shrink))[0]  # fmt: skip
 
-    def _top_items(self, liked: np.ndarray, rated: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """The item model's ``n`` best items (indices, ties by index) for someone who liked
-        ``liked`` and rated ``rated`` (never listed), and every item's score (the rated too: a new
-        item's explanation reads them).  The scores come from the likes: someone who liked nothing
-        gets no items (not the first ``n`` of a tie at 0)."""
-        key = self.list_scores(liked)
-        if not len(liked):
-            return np.zeros(0, dtype=np.int64), key
-        listable = np.ones(len(key), dtype=bool)
-        listable[rated] = False
-        cand = np.flatnonzero(listable & np.isfinite(key))
-        if n < len(cand):  # only the items scoring at least the n-th best (ties kept) need sorting
-            cand = cand[key[cand] >= np.partition(key[cand], len(cand) - n)[len(cand) - n]]
-        return cand[np.lexsort((cand, -key[cand]))][:n], key
+    @property
+    def _blend(self):
+        from .list_blend import ListBlend
 
-    def _item_list(self, liked: np.ndarray, rated: np.ndarray, n: int, probability) -> list[dict]:
+        return getattr(self, "list_blend_", None) or ListBlend()
+
+    def list_key(self, person, rated: np.ndarray) -> ListScores:
+        """Every item's list score for ``person`` (:class:`~recsys.model.fold_in.NewUser`), the
+        items ``rated`` (indices) never listed: the item model's (:meth:`list_scores`) plus, when
+        the lists blend (``list_blend_``), each candidate's popularity and like parts
+        (:mod:`recsys.model.list_blend`; the other items ``-inf``).  The scores come from the likes:
+        someone who liked nothing gets no items (not the first of a tie at 0)."""
+        from .list_blend import candidates, log_likes, logit
+
+        key = self.list_scores(person.liked)
+        n = len(key)
+        listable = np.ones(n, dtype=bool)
+        listable[np.asarray(rated, dtype=np.int64)] = False
+        if not len(person.liked):
+            listable[:] = False
+        blend = self._blend
+        zero = np.zeros(n)
+        if blend.plain:
+            return ListScores(np.where(listable, key, -np.inf), key, zero, zero, np.full(n, np.nan))
+        fp = self.profiles_
+        popularity = log_likes(fp.item_counts[0])
+        cand = candidates(key, popularity, listable & self._scoreable, blend.candidates)
+        p = np.full(n, np.nan)
+        p[cand] = self._new_probability(person, cand)
+        pop_part, like_part = zero.copy(), zero.copy()
+        pop_part[cand] = blend.popularity * popularity[cand]
+        like_part[cand] = blend.like * logit(p[cand])
+        score = np.full(n, -np.inf)
+        score[cand] = key[cand] + pop_part[cand] + like_part[cand]
+        return ListScores(score, key, pop_part, like_part, p)
+
+    def _item_list(self, person, rated: np.ndarray, n: int, probability) -> list[dict]:
+        """The ``n`` best items of :meth:`list_key` with their reasons; ``probability(items)`` gives
+        the like-probabilities shown when the lists do not blend them."""
         from ..present.explain import explain_item_list
 
         fp = self.profiles_
-        top, key = self._top_items(liked, rated, n)
-        rated_ok = self._scoreable[top]
-        p = np.full(len(top), np.nan)
-        if rated_ok.any():
-            p[rated_ok] = probability(top[rated_ok])
+        listed = self.list_key(person, rated)
+        top = listed.top(n)
+        p = listed.probability[top]
+        todo = np.isnan(p) & self._scoreable[top]
+        if todo.any():
+            p[todo] = probability(top[todo])
         new = fp.attribute_evidence if self.uses_attributes else None
-        return explain_item_list(fp, liked, top, key[top], p, new_items=new, keys=key)
+        return explain_item_list(fp, person.liked, top, listed, p, new_items=new)
 
     def rank_items(self, u: int, cand: np.ndarray, mode: str = "scored"):
         """Scores of the candidate items (indices) for user index ``u``, and their ranking: the
-        item model's scores (scored mode) or ``J(like) - J(dislike)`` (paper mode, ``-inf`` where
-        no profile matches)."""
+        list scores (scored mode, :meth:`list_key`; the user's rated items ``-inf``) or
+        ``J(like) - J(dislike)`` (paper mode, ``-inf`` where no profile matches)."""
         fp = self.profiles_
         if mode == "paper":
             jl, jd = paper_scores(fp, np.full(len(cand), u), cand)
             key = np.where((jl + jd) > 0, jl - jd, -np.inf)
         else:
-            key = self.list_scores(fp.liked.row(u))[cand]
+            key = self.list_key(self._person(u), fp.ratings.row(u)).score[cand]
         order = np.lexsort((cand, -key))
         order = order[np.isfinite(key[order])]
         return Ranking(order=order, key=key)
@@ -641,6 +742,26 @@ class ProfileRecommender(Params):
         if i < 0:
             raise UnknownIdError(f"unknown {kind} {raw}: not in the model's training data")
         return i
+
+
+@dataclass
+class ListScores:
+    """Every item's list score (``score``, ``-inf``: not listed) and its parts: the item model's
+    (``item``, every item: a new item's explanation reads the others), the popularity and like parts
+    (0 off the candidates) and the like-probability behind the latter (NaN where not computed)."""
+
+    score: np.ndarray
+    item: np.ndarray
+    popularity: np.ndarray
+    like: np.ndarray
+    probability: np.ndarray
+
+    def top(self, n: int) -> np.ndarray:
+        """The ``n`` best items (indices), ties by index."""
+        cand = np.flatnonzero(np.isfinite(self.score))
+        if n < len(cand):  # only the items scoring at least the n-th best (ties kept) need sorting
+            cand = cand[self.score[cand] >= np.partition(self.score[cand], len(cand) - n)[len(cand) - n]]
+        return cand[np.lexsort((cand, -self.score[cand]))][:n]
 
 
 @dataclass

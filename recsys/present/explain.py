@@ -369,27 +369,40 @@ def profile_matches(fp: FittedProfiles, u: int, i: int) -> dict:
 
 
 # -- recommendations --------------------------------------------------------------------------
-def explain_item_list(fp: FittedProfiles, liked: np.ndarray, top: np.ndarray, score: np.ndarray,
-                      probability: np.ndarray, new_items=None, keys=None) -> list[dict]:  # fmt: skip
-    """Each recommended item with its item-model score, its like-probability and the contributions
-    of the movies the person liked: every contribution ``W[liked, item]``, the three largest
-    named with the co-clusters holding both movies; they add up to the score.
+def explain_item_list(fp: FittedProfiles, liked: np.ndarray, top: np.ndarray, listed,
+                      probability: np.ndarray, new_items=None) -> list[dict]:  # fmt: skip
+    """Each recommended item with its list score, its like-probability and the parts of its score
+    (``listed``: the model's :class:`~recsys.model.recommender.ListScores`).
 
-    A new item (no training rating; ``new_items`` is the model's
-    :class:`~recsys.model.attributes.AttributeEvidence` when its lists take them, ``keys`` every
-    item's list score) is flagged ``new`` and explained by its attributes instead: each attribute's
-    share of the weights times the person's mean score of the rated movies carrying it."""
+    The item model's part is the contributions of the movies the person liked: every contribution
+    ``W[liked, item]``, the three largest named with the co-clusters holding both movies, the rest
+    in ``others``.  A new item (no training rating; ``new_items`` is the model's
+    :class:`~recsys.model.attributes.AttributeEvidence` when its lists take them) is flagged ``new``
+    and explained by its attributes instead: each attribute's share of the weights times the
+    person's mean score of the rated movies carrying it.  When the lists blend
+    (:mod:`recsys.model.list_blend`), ``popularity`` (its training likes) and ``like`` (the
+    like-probability) add their parts, each a reason of its own; all the parts add up to the score."""
     out = []
     top = np.asarray(top, dtype=np.int64)
     parts = _contributions(fp, liked, top)
-    for rank, (i, key, p, part) in enumerate(zip(top, score, probability, parts, strict=True), start=1):
+    likes = fp.item_counts[0]
+    for rank, (i, p, part) in enumerate(zip(top.tolist(), probability, parts, strict=True), start=1):
         new = new_items is not None and not fp.item_rated[i]
         if new:
-            part = _attribute_contributions(fp, new_items.new_item_parts(keys, int(i)))
+            part = _attribute_contributions(fp, new_items.new_item_parts(listed.item, i))
+        reasons = [c["text"] for c in part["named"]]
+        pop, like = float(listed.popularity[i]), float(listed.like[i])
+        if pop:
+            reasons.append(f"liked by {int(likes[i]):,} people ({pop:+.3f})")
+        if like:
+            reasons.append(f"your like chance from your ratings: {listed.probability[i]:.0%} ({like:+.3f})")
         out.append({
-            "rank": rank, "item": _plain(fp.items[i]), "name": fp.item_name(int(i)), "score": float(key),
+            "rank": rank, "item": _plain(fp.items[i]), "name": fp.item_name(i), "score": float(listed.score[i]),
             "like_probability": None if np.isnan(p) else float(p), "new": bool(new), "contributions": part["named"],
-            "others": part["others"], "reasons": [c["text"] for c in part["named"]],
+            "others": part["others"], "popularity": {"weight": pop, "likes": int(likes[i])},
+            "like": {"weight": like, "probability": None if np.isnan(listed.probability[i])
+                     else float(listed.probability[i])},
+            "reasons": reasons,
         })  # fmt: skip
     return out
 
