@@ -12,6 +12,7 @@ import shutil
 
 import pytest
 from test_cli_relations import recsys
+from test_recsys_model import list_total
 
 pytestmark = pytest.mark.data
 FAST = ["--n-bands", "100", "--band-size", "3", "--min-rows", "3", "--min-cols", "3"]
@@ -84,8 +85,10 @@ def test_recommend_and_explain(model_dir):
     assert res.returncode == 0, res.stderr
     recs = json.loads(res.stdout)
     assert len(recs) == 3 and all(r["reasons"] and re.search(r"\(\d{4}\) \[\d+\]$", r["name"]) for r in recs)
+    assert all(list_total(r) == pytest.approx(r["score"], abs=1e-6) for r in recs)  # the blend's parts too
     text = recsys("recommend", str(model_dir), "1", "-n", "3").stdout
     assert recs[0]["name"] in text
+    assert ("your like chance from your ratings" in text) == any(r["like"]["weight"] for r in recs)
     prof = json.loads(recsys("explain", str(model_dir), "1", "--json").stdout)
     assert prof["user"] == 1 and "genre" in prof["like"] and prof["like_movies"]
     assert recsys("explain", str(model_dir), "1").stdout.startswith("user 1:")

@@ -551,7 +551,7 @@ class ProfileRecommender(Params):
             if u < 0:
                 out.append(None)
                 continue
-            listed = self.list_key(self._person(u), fp.ratings.row(u))
+            listed = self.list_key(self._person(u), fp.ratings.row(u), n)
             top = listed.top(n)
             out.append([(fp.items[i].item(), float(listed.score[i])) for i in top])
         return out
@@ -661,11 +661,12 @@ class ProfileRecommender(Params):
 
         return getattr(self, "list_blend_", None) or ListBlend()
 
-    def list_key(self, person, rated: np.ndarray) -> ListScores:
+    def list_key(self, person, rated: np.ndarray, at_least: int = 0) -> ListScores:
         """Every item's list score for ``person`` (:class:`~recsys.model.fold_in.NewUser`), the
         items ``rated`` (indices) never listed: the item model's (:meth:`list_scores`) plus, when
         the lists blend (``list_blend_``), each candidate's popularity and like parts
-        (:mod:`recsys.model.list_blend`; the other items ``-inf``).  The scores come from the likes:
+        (:mod:`recsys.model.list_blend`; at least ``at_least`` of each kind of candidate; the other items
+        ``-inf``).  The scores come from the likes:
         someone who liked nothing gets no items (not the first of a tie at 0)."""
         from .list_blend import candidates, log_likes, logit
 
@@ -681,7 +682,7 @@ class ProfileRecommender(Params):
             return ListScores(np.where(listable, key, -np.inf), key, zero, zero, np.full(n, np.nan))
         fp = self.profiles_
         popularity = log_likes(fp.item_counts[0])
-        cand = candidates(key, popularity, listable & self._scoreable, blend.candidates)
+        cand = candidates(key, popularity, listable & self._scoreable, max(blend.candidates, at_least))
         p = np.full(n, np.nan)
         p[cand] = self._new_probability(person, cand)
         pop_part, like_part = zero.copy(), zero.copy()
@@ -697,7 +698,7 @@ class ProfileRecommender(Params):
         from ..present.explain import explain_item_list
 
         fp = self.profiles_
-        listed = self.list_key(person, rated)
+        listed = self.list_key(person, rated, n)
         top = listed.top(n)
         p = listed.probability[top]
         todo = np.isnan(p) & self._scoreable[top]

@@ -43,16 +43,20 @@ def recommendation_lines(recs: list[dict], user, mode: str) -> list[str]:
     )
     if any(r.get("new") for r in recs):
         how += "; a new movie (no rating yet) scores from its attributes"
+    if any(r.get("popularity", {}).get("weight") or r.get("like", {}).get("weight") for r in recs):
+        how += "; plus its popularity and your like chance, weighed on held-out ratings"
     lines = [f"top {len(recs)} for user {user} ({how}):"]
     for r in recs:
         p = f"  P(like) {r['like_probability']:.2f}" if r.get("like_probability") is not None else ""
         lines.append(f"{r['rank']:>3}. {r['name']}  score {r['score']:.3f}{p}")
-        lines += [f"       · {reason}" for reason in r["reasons"]]
+        named = len(r.get("contributions", r["reasons"]))  # the blend's reasons follow the contributions'
+        lines += [f"       · {reason}" for reason in r["reasons"][:named]]
         others = r.get("others")
         if others and others["movies"]:
             lines.append(f"       · and {others['movies']} more of your movies: {others['weight']:+.3f}")
         elif others and others.get("attributes"):
             lines.append(f"       · and {others['attributes']} more of its attributes: {others['weight']:+.3f}")
+        lines += [f"       · {reason}" for reason in r["reasons"][named:]]
     return lines
 
 
