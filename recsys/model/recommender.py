@@ -665,9 +665,9 @@ class ProfileRecommender(Params):
         """Every item's list score for ``person`` (:class:`~recsys.model.fold_in.NewUser`), the
         items ``rated`` (indices) never listed: the item model's (:meth:`list_scores`) plus, when
         the lists blend (``list_blend_``), each candidate's popularity and like parts
-        (:mod:`recsys.model.list_blend`; at least ``at_least`` of each kind of candidate; the other items
-        ``-inf``).  The scores come from the likes:
-        someone who liked nothing gets no items (not the first of a tie at 0)."""
+        (:mod:`recsys.model.list_blend`; at least ``at_least`` candidates of each kind; the other
+        items ``-inf``).  The scores come from the likes: someone who liked nothing gets no items
+        (not the first of a tie at 0)."""
         from .list_blend import candidates, log_likes, logit
 
         key = self.list_scores(person.liked)
