@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.synthetic_ratings import Shape, write  # noqa: E402
-from experiments.common import write_results  # noqa: E402
+from experiments.common import provenance_md, write_results  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 METHODS = "majority,bias,knn_baseline,naive_bayes,attribute_logistic,profile,popularity,ease,itemknn"
@@ -50,6 +50,7 @@ def summary(run: dict) -> dict:
     auc = {m: r["auc_full"] for m, r in ev["methods"].items()}
     auc.update({f"profile/{m}": r["auc_full"] for m, r in ev["ablations"].items()})
     ndcg = {m: r["ndcg@10"] for m, r in ev["topn"]["methods"].items()}
+    ndcg.update({f"profile/{m}": r["ndcg@10"] for m, r in ev["topn"].get("controls", {}).items()})
     return {
         "content": run["shape"]["content"],
         "like_share_test": ev["like_share_test"],
@@ -64,7 +65,9 @@ def table(runs: list[dict]) -> str:
     lines = ["# The content-driven test bed", "",
              "`Shape.content_driven` (2,000 readers × 6,000 items, ~60 ratings each; genres and a director per "
              "item), `recsys evaluate --split random:0.2:0`; every method tuned on the training ratings only. "
-             "Intervals: profile minus the method, 95 % paired bootstrap over users.", ""]  # fmt: skip
+             "Intervals: profile minus the method, 95 % paired bootstrap over users. `profile/…` rows are the "
+             "ablations (evidence removed) and controls (a setting changed; for lists: `random_support`, "
+             "`full_support`, `no_attributes`, `item_model_lists` — the item model alone, no blend).", ""]  # fmt: skip
     for run in runs:
         s = summary(run)
         lines += [f"## content {s['content']:g} (likes: {s['like_share_test']:.1%} of the test ratings)", "",
@@ -75,7 +78,7 @@ def table(runs: list[dict]) -> str:
             lines.append(f"| {m} | {v:.4f} | {ci} |")
         lines += ["", "| top-10 list | NDCG@10 | profile − it [95 %] |", "|---|---|---|"]
         for m, v in sorted(s["ndcg@10"].items(), key=lambda kv: -kv[1]):
-            d = s["ndcg_diff_ci"].get(m)
+            d = s["ndcg_diff_ci"].get(m.removeprefix("profile/"))
             ci = f"{d[0]:+.4f} [{d[1]:+.4f}, {d[2]:+.4f}]" if d else ""
             lines.append(f"| {m} | {v:.4f} | {ci} |")
         lines.append("")
@@ -88,7 +91,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--render", type=Path, metavar="JSON", help="only rewrite the Markdown of this results file")
     args = parser.parse_args(argv)
+    if args.render:
+        render(args.render)
+        return
     started = time.perf_counter()
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -97,6 +104,17 @@ def main(argv: list[str] | None = None) -> None:
             runs.append(evaluate(Shape.content_driven(content=c, seed=args.seed), args.bootstrap, Path(tmp)))
     payload = {"summary": [summary(r) for r in runs], "runs": runs}
     write_results(args.out, "content", payload, table(runs), started)
+
+
+def render(path: Path) -> None:
+    """Rewrite ``path``'s Markdown from its figures; the measurement keeps its provenance and the
+    text says which commit rendered it."""
+    from recsys.provenance import commit
+
+    payload = json.loads(Path(path).read_text())
+    head, _, rest = table(payload["runs"]).partition("\n\n")
+    note = f"_Text rendered from the JSON by commit `{commit()}`; the figures are those of the run below._\n\n"
+    Path(path).with_suffix(".md").write_text(head + "\n\n" + provenance_md(payload["_provenance"]) + note + rest)
 
 
 if __name__ == "__main__":
