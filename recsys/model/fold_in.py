@@ -18,7 +18,7 @@ import numpy as np
 from coclust.params import DENSITY_TOLERANCE
 
 from .csr import Csr
-from .neighbours import Neighbours, cocluster_weights, membership_norms, votes
+from .neighbours import Neighbours, cocluster_weights, votes
 from .profiles import CoClusters, FittedProfiles
 from .settings import SIDES
 
@@ -52,7 +52,7 @@ class NewUser:
             "like": _joined(fp.like, items[like], densities["like"]),
             "dislike": _joined(fp.dislike, items[~like], densities["dislike"]),
         }
-        nbrs = {side: _neighbours(fp.coclusters(side).users, chosen[side], fp.n_users, n_neighbours) for side in SIDES}
+        nbrs = {side: _neighbours(fp.coclusters(side), chosen[side], fp.n_users, n_neighbours) for side in SIDES}
         return cls(items, ratings, bias, residuals, items[like], (int(like.sum()), int((~like).sum())), chosen, nbrs)
 
 
@@ -68,15 +68,16 @@ def _joined(cc: CoClusters, mine: np.ndarray, density: float) -> np.ndarray:
     return np.flatnonzero((sizes > 0) & (held >= density * sizes - DENSITY_TOLERANCE))
 
 
-def _neighbours(members: Csr, mine: np.ndarray, n_users: int, k: int) -> Neighbours:
-    """The person's ``k`` most similar training users through the co-clusters ``mine``:
+def _neighbours(cc: CoClusters, mine: np.ndarray, n_users: int, k: int) -> Neighbours:
+    """The person's ``k`` most similar training users through the co-clusters ``mine`` of ``cc``:
     ``s(a, b) = sum_c w_c [a in c][b in c] / (n_a n_b)``, as between training users."""
     if not len(mine):
         return Neighbours(np.zeros(2, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0))
+    members = cc.users
     w = cocluster_weights(members.lengths)
     which, pos = members.rows_entries(mine)
     num = np.bincount(members.idx[pos], weights=w[mine][which], minlength=n_users)
-    norms = membership_norms(members, n_users)
+    norms = cc.user_norms
     own = np.sqrt(w[mine].sum())
     sim = np.divide(num, own * norms, out=np.zeros(n_users), where=(norms > 0) & (num > 0))
     top = np.flatnonzero(sim > 0)
@@ -107,6 +108,8 @@ def new_user_terms(fp: FittedProfiles, person: NewUser, items: np.ndarray, names
                 out[name] = votes(fp.neighbours[f"{side}_items"], items, zero, person.residuals, False, k,
                                   shrinkage).value  # fmt: skip
         elif name in ATTRIBUTE_TERMS:
+            if name in out:  # both attribute terms come from one pass
+                continue
             evidence = fp.attribute_evidence.for_user(person.residuals, fp.item_attributes)
             values = evidence.terms(fp.item_attributes, zero, items)
             out.update((n, v) for n, v in zip(ATTRIBUTE_TERMS, values, strict=True) if n in names)

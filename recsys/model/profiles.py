@@ -50,6 +50,13 @@ class CoClusters:
         """Attributes × co-clusters."""
         return self.attributes.transpose()
 
+    @cached_property
+    def user_norms(self) -> np.ndarray:
+        """Each user's co-cluster norm in the user similarities (computed once: every fold-in reads it)."""
+        from .neighbours import membership_norms
+
+        return membership_norms(self.users, self.users.shape[1])
+
     def arrays(self, prefix: str) -> dict[str, np.ndarray]:
         return {
             **self.users.arrays(f"{prefix}.users"),
