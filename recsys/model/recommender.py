@@ -375,13 +375,13 @@ class ProfileRecommender(Params):
         say(f"the lists' blend on {len(users):,} held-out users")
         popularity = log_likes(inner.item_counts[0])
         n = CANDIDATES
-        keys, cands = [], []
+        keys, cands = [], []  # per user, only the candidates' scores are kept: memory grows with users, not items
         for user in users.tolist():
             key = probe.list_scores(inner.liked.row(user))
             listable = probe._scoreable.copy()
             listable[inner.ratings.row(user)] = False
-            keys.append(key)
             cands.append(candidates(key, popularity, listable, n))
+            keys.append(key[cands[-1]])
         # the like-probabilities of every user's candidates at once, with the users' own terms (a
         # list folds the person in; for a training user the two differ little, and one vectorised
         # pass costs a tenth of a fold-in per user)
@@ -394,7 +394,7 @@ class ProfileRecommender(Params):
         rows = []
         for user, key, cand, lk in zip(users.tolist(), keys, cands, like, strict=True):
             relevant = np.unique(i[good & (u == user)])
-            rows.append(ValidationList(key[cand], popularity[cand], lk, np.isin(cand, relevant), len(relevant)))
+            rows.append(ValidationList(key, popularity[cand], lk, np.isin(cand, relevant), len(relevant)))
         return choose(rows, n)
 
     def with_evidence(self, evidence) -> ProfileRecommender:
