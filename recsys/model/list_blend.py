@@ -124,14 +124,16 @@ def choose(rows: list[ValidationList], n_candidates: int = CANDIDATES, k: int = 
 
 
 def _top_rows(score: np.ndarray, k: int) -> np.ndarray:
-    """Per column of ``score``, the row indices of the ``k`` largest, best first, ties by row."""
-    if len(score) > k:
-        part = np.argpartition(-score, k - 1, axis=0)[:k]
-        kth = np.take_along_axis(score, part, axis=0).min(axis=0)
-        # rows tied with the k-th best may lie outside the partition: keep the lowest-indexed ones
-        order = np.argsort(-score, axis=0, kind="stable")[:k] if (score == kth).sum(axis=0).max() > 1 else None
-        if order is not None:
-            return order
-        vals = np.take_along_axis(score, part, axis=0)
-        return np.take_along_axis(part, np.argsort(-vals, axis=0, kind="stable"), axis=0)
-    return np.argsort(-score, axis=0, kind="stable")[:k]
+    """Per column of ``score``, the row indices of the ``k`` largest, best first, ties by row (as
+    :func:`~recsys.model.topn.top_k`).  A partition first (half the time of a full sort here); a
+    tie at the k-th value may leave the right rows out of it, so those columns' full sort is taken."""
+    full = np.argsort(-score, axis=0, kind="stable")[:k] if len(score) <= k else None
+    if full is not None:
+        return full
+    part = np.sort(np.argpartition(-score, k - 1, axis=0)[:k], axis=0)  # rows in order: ties by row
+    vals = np.take_along_axis(score, part, axis=0)
+    top = np.take_along_axis(part, np.argsort(-vals, axis=0, kind="stable"), axis=0)
+    tied = (score == vals.min(axis=0)).sum(axis=0) > (vals == vals.min(axis=0)).sum(axis=0)
+    if tied.any():
+        top[:, tied] = np.argsort(-score[:, tied], axis=0, kind="stable")[:k]
+    return top

@@ -524,7 +524,8 @@ class ProfileRecommender(Params):
 
         Scored mode ranks by the co-cluster item model (:mod:`recsys.model.item_model`): the sum of
         the weights from the movies the user liked, each carried by co-clusters that hold both
-        movies; the reasons are those contributions, which add up to the score.  Paper mode ranks
+        movies, plus the lists' blend of popularity and like-probability (:mod:`recsys.model.list_blend`);
+        the reasons are those parts, which add up to the score.  Paper mode ranks
         the movies the profiles cover by ``J(like) - J(dislike)``.
         """
         self.check_fitted()
@@ -541,8 +542,8 @@ class ProfileRecommender(Params):
         return self._item_list(self._person(u), rated, n, lambda items: self._probability(u, items))
 
     def lists(self, users, n: int = 10) -> list:
-        """The item model's ``n`` best unrated movies of each user, without reasons (fast, for
-        batches): per user a list of ``(item id, score)``, or ``None`` for an unknown user."""
+        """The ``n`` best unrated movies of each user by their list scores (:meth:`list_key`), without
+        reasons (for batches): per user a list of ``(item id, score)``, or ``None`` for an unknown user."""
         self.check_fitted()
         _check_n(n)
         fp = self.profiles_
