@@ -10,26 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DataFormatError  # noqa: F401  (re-exported: callers import it from here)
-
-
-def decode_text(raw: bytes, source: str | Path, encoding: str = "utf-8") -> str:
-    """``raw`` decoded; undecodable bytes raise :class:`DataFormatError` naming ``source`` and the line."""
-    try:
-        return raw.decode(encoding)
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataFormatError(
-            f"{source}:{line}: bytes not valid {encoding} ({raw[exc.start : exc.start + 4]!r})"
-        ) from None
-
-
-def read_text(path: str | Path, encoding: str = "utf-8") -> str:
-    """Whole file as text; undecodable bytes and empty files are errors naming the line."""
-    path = Path(path)
-    raw = path.read_bytes()
-    if not raw.strip():
-        raise DataFormatError(f"{path}: file is empty")
-    return decode_text(raw, path, encoding)
+from .text import decode_text, read_text  # noqa: F401  (re-exported)
 
 
 def read_csv_text(path: str | Path, sep: str = ",", text: str | None = None, **kwargs) -> pd.DataFrame:

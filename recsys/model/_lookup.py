@@ -54,3 +54,23 @@ def mark_shared(order, c_ptr, c_idx, w_ptr, w_idx, count, largest):
                     count[p] += 1
                     if largest[p] < 0:
                         largest[p] = c
+
+
+@numba.njit(nogil=True, cache=True)
+def members_holding(u_ptr, u_idx, h_ptr, h_idx, c_ptr, c_col, n_cols, lo, hi, count):
+    """Add to ``count[t]`` (a pair ``t`` of group ``g`` and column ``c_col[t]``, the pairs of group
+    ``g`` at ``c_ptr[g]..c_ptr[g+1]``) one for every member ``u`` in ``lo..hi`` of the group
+    (``u``'s groups: row ``u`` of ``u_ptr``/``u_idx``) that holds the column (row ``u`` of
+    ``h_ptr``/``h_idx``).  A member's columns are marked once and each of their groups' pairs read
+    against the marks: no search, and memory of one flag per column (``n_cols``)."""
+    mark = np.zeros(n_cols, dtype=np.bool_)
+    for u in range(lo, hi):
+        for p in range(h_ptr[u], h_ptr[u + 1]):
+            mark[h_idx[p]] = True
+        for q in range(u_ptr[u], u_ptr[u + 1]):
+            g = u_idx[q]
+            for t in range(c_ptr[g], c_ptr[g + 1]):
+                if mark[c_col[t]]:
+                    count[t] += 1
+        for p in range(h_ptr[u], h_ptr[u + 1]):
+            mark[h_idx[p]] = False

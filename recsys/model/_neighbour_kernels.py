@@ -1,11 +1,12 @@
 """Compiled sparse similarities and their top-k per row (:mod:`recsys.model.neighbours`).
 
-Kept apart so that loading a model and predicting never import numba (only fitting does).  A
-row of co-members holds thousands of entries at millions of ratings.  Sorting a whole block's
-entries by (row, similarity, index) took most of the neighbourhoods' time at 5 M; then scipy's
-product of the blocks did (one thread, and a sparse matrix built per block only to be read once):
-at 25 M, 473 s of 1,690.  Here each row's products are summed into a dense accumulator and its
-top k chosen at once, without the GIL, so that the blocks run on every core.
+Kept apart so that loading a model never imports numba (fitting does, and so do lists:
+:mod:`recsys.model._person_kernels`).  A row of co-members holds thousands of entries at millions
+of ratings.  Sorting a whole block's entries by (row, similarity, index) took most of the
+neighbourhoods' time at 5 M; then scipy's product of the blocks did (one thread, and a sparse
+matrix built per block only to be read once): at 25 M, 473 s of 1,690.  Here each row's products
+are summed into a dense accumulator and its top k chosen at once, without the GIL, so that the
+blocks run on every core.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import numpy as np
 from coclust.params import DENSITY_TOLERANCE
 
 from .csr import Csr
-from .neighbours import Neighbours, cocluster_weights, votes
+from .neighbours import Neighbours, cocluster_weights, person_votes, votes_on_person
 from .profiles import CoClusters, FittedProfiles
 from .settings import SIDES
 
@@ -60,10 +60,11 @@ def _joined(cc: CoClusters, mine: np.ndarray, density: float) -> np.ndarray:
     """The co-clusters with at least ``density`` of their items among ``mine`` (distinct indices)."""
     if not len(mine) or not len(cc):
         return np.zeros(0, dtype=np.int64)
+    from ._person_kernels import items_held
+
     # counted from the person's items' co-clusters, not over every co-cluster's items: a person's
     # few ratings touch a small part of them
-    _, pos = cc.of_item.rows_entries(np.asarray(mine, dtype=np.int64))
-    held = np.bincount(cc.of_item.idx[pos], minlength=len(cc))
+    held = items_held(cc.of_item.ptr, cc.of_item.idx, np.asarray(mine, dtype=np.int64), len(cc))
     sizes = cc.items.lengths
     return np.flatnonzero((sizes > 0) & (held >= density * sizes - DENSITY_TOLERANCE))
 
@@ -103,10 +104,9 @@ def new_user_terms(fp: FittedProfiles, person: NewUser, items: np.ndarray, names
         elif name in VOTE_TERMS:
             side, who = VOTE_TERMS[name]
             if who == "users":  # the person's neighbours, who rated the item
-                out[name] = votes(person.neighbours[side], zero, items, fp.residuals, True, k, shrinkage).value
+                out[name] = person_votes(person.neighbours[side], items, fp.residuals, k, shrinkage).value
             else:  # the item's neighbours, that the person rated
-                out[name] = votes(fp.neighbours[f"{side}_items"], items, zero, person.residuals, False, k,
-                                  shrinkage).value  # fmt: skip
+                out[name] = votes_on_person(fp.neighbours[f"{side}_items"], items, person.residuals, k, shrinkage).value
         elif name in ATTRIBUTE_TERMS:
             if name in out:  # both attribute terms come from one pass
                 continue

@@ -208,13 +208,15 @@ def _solve(G, support: Csr, l2: float, lo: int, hi: int):
 
 def scores(W: Csr, liked_items: np.ndarray) -> np.ndarray:
     """Every item's score for a user who liked ``liked_items`` (indices): the sum of their rows of ``W``."""
-    which, pos = W.rows_entries(np.asarray(liked_items, dtype=np.int64))
-    # float even when nothing was liked (bincount of nothing is an integer array)
-    return np.bincount(W.idx[pos], weights=W.values[pos], minlength=W.shape[1]).astype(np.float64, copy=False)
+    liked_items = np.asarray(liked_items, dtype=np.int64)
+    # times 1.0: the same floats as the unweighted sum
+    return weighted_scores(W, liked_items, np.ones(len(liked_items)))
 
 
 def weighted_scores(W: Csr, items: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Every item's score from ``items`` with ``values``: the ``values``-weighted sum of their rows of ``W``."""
-    which, pos = W.rows_entries(np.asarray(items, dtype=np.int64))
-    weights = W.values[pos] * np.asarray(values)[which]
-    return np.bincount(W.idx[pos], weights=weights, minlength=W.shape[1]).astype(np.float64, copy=False)
+    """Every item's score from ``items`` with ``values``: the ``values``-weighted sum of their rows of ``W``
+    (compiled: a list reads one a person)."""
+    from ._person_kernels import row_sums
+
+    items = np.asarray(items, dtype=np.int64)
+    return row_sums(W.ptr, W.idx, W.values, items, np.asarray(values, dtype=np.float64), W.shape[1])

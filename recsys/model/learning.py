@@ -45,6 +45,7 @@ from .profiles import CoClusters, FittedProfiles
 from .progress import COCLUSTER_STEPS, tell
 from .ratings import check_ratings, rating_baseline
 from .settings import RECOMMENDER_PARAMS, SIDES
+from .threads import cores
 
 
 def fit_profiles(
@@ -353,9 +354,6 @@ def _item_model(fp: FittedProfiles, l2: float, support: str, residual_model: boo
     return fp
 
 
-_LOOKUPS = 4_000_000  # (candidate, user) lookups at once in _attach_attributes: bounds its memory
-
-
 def _attach_attributes(rows, items, X, attr_cols, col_attr, item_attrs: Csr, params, done=None) -> list[np.ndarray]:
     """For each co-cluster (its users ``rows`` and movies ``items``): the attribute features of
     ``attr_cols`` that at least ``min_density`` of its users hold (step 5's relaxation over the
@@ -374,22 +372,47 @@ def _attach_attributes(rows, items, X, attr_cols, col_attr, item_attrs: Csr, par
     C = (movies.to_scipy() @ item_attrs.to_scipy()).tocsr()  # co-clusters × attributes of their movies
     C.sort_indices()
     cand = Csr(C.indptr.astype(np.int64), C.indices.astype(np.int64), None, C.shape)
-    pair_cc, pair_attr = cand.row_of, cand.idx
-    size = members.lengths[pair_cc]
-    count = np.zeros(len(pair_cc))
-    held.lookup(np.zeros(1, np.int64), np.zeros(1, np.int64))  # its lookup table, built before the clock starts
-    if done is not None:
-        done(0.0)
-    bounds = np.searchsorted(np.cumsum(size), np.arange(_LOOKUPS, size.sum() + _LOOKUPS, _LOOKUPS))
-    for lo, hi in zip(np.r_[0, bounds[:-1]], bounds, strict=True):  # chunks of bounded memory
-        which, pos = members.rows_entries(pair_cc[lo:hi])  # every (candidate, user of its co-cluster)
-        found, _ = held.lookup(members.idx[pos], pair_attr[lo:hi][which])
-        count[lo:hi] = np.bincount(which, weights=found, minlength=hi - lo)
-        if done is not None:
-            done(hi / len(pair_cc))
-    keep = count >= density * size - DENSITY_TOLERANCE
+    count = _members_holding(members, held, cand, done)
+    keep = count >= density * members.lengths[cand.row_of] - DENSITY_TOLERANCE
     kept = cand.select(keep)
     return [kept.row(c).copy() for c in range(kept.n_rows)]
+
+
+def _members_holding(members: Csr, held: Csr, cand: Csr, done=None) -> np.ndarray:
+    """For each candidate of ``cand`` (a co-cluster's row, an attribute's column): how many of the
+    co-cluster's users (row of ``members``) hold the attribute (row of ``held``), compiled
+    (:func:`~recsys.model._lookup.members_holding`), blocks of users on every core, each core
+    counting into its own array (two users of one co-cluster count the same pairs)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ._lookup import members_holding
+
+    groups = members.transpose()  # each user's co-clusters
+    work = np.bincount(groups.row_of, weights=cand.lengths[groups.idx], minlength=groups.n_rows)
+    total = float(work.sum())
+    workers = cores()
+    cuts = np.searchsorted(np.cumsum(work), np.linspace(0, total, 8 * workers + 1)[1:-1], side="right")
+    blocks = list(zip(np.r_[0, cuts], np.r_[cuts, groups.n_rows], strict=True))
+    counts = np.zeros((workers, cand.nnz), dtype=np.int32)
+    finished, lock = [0.0], threading.Lock()
+    tables = (groups.ptr, groups.idx, *held._int64_rows, cand.ptr, cand.idx, np.int64(held.shape[1]))
+
+    def run(w: int) -> None:
+        for lo, hi in blocks[w::workers]:
+            members_holding(*tables, lo, hi, counts[w])
+            with lock:
+                finished[0] += work[lo:hi].sum()
+                if done is not None:
+                    done(finished[0] / total if total else 1.0)
+
+    if done is not None:
+        done(0.0)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(run, range(workers)))
+    for w in range(1, workers):  # in place: the candidates can be tens of millions
+        counts[0] += counts[w]
+    return counts[0]
 
 
 def _titles(items, vocab: np.ndarray) -> np.ndarray:

@@ -176,6 +176,12 @@ class Votes:
     count: np.ndarray
 
 
+def _votes(num: np.ndarray, den: np.ndarray, cnt: np.ndarray, shrinkage: float) -> Votes:
+    """``num / (den + shrinkage)``; 0 for a pair no neighbour voted on when ``shrinkage`` is 0."""
+    total = den + shrinkage
+    return Votes(np.divide(num, total, out=np.zeros(len(num)), where=total > 0), den, cnt)
+
+
 def votes(
     nb: Neighbours,
     anchor: np.ndarray,
@@ -223,8 +229,35 @@ def votes(
         cnt[lo:hi] = np.bincount(pair, minlength=hi - lo)
         if detail:
             used.append((pair + lo, n, s, val))
-    out = Votes(num / (den + shrinkage), den, cnt)
+    out = _votes(num, den, cnt, shrinkage)
     if not detail:
         return out
     cat = [np.concatenate([u[j] for u in used]) if used else np.zeros(0) for j in range(4)]
     return out, tuple(cat)
+
+
+def person_votes(person: Neighbours, items: np.ndarray, table: Csr, k: int, shrinkage: float) -> Votes:
+    """Votes of one person's neighbours (row 0 of ``person``: rows of ``table``) on each of
+    ``items``: ``votes(person, zeros, items, table, True, k, shrinkage)``, the same floats, without
+    a look-up per (neighbour, item) (:mod:`recsys.model._person_kernels`)."""
+    from ._person_kernels import votes_of_neighbours
+
+    nbrs, sims = person.of(0)
+    vals = np.ones(table.nnz) if table.values is None else table.values
+    items = np.asarray(items, dtype=np.int64)
+    num, den, cnt = votes_of_neighbours(nbrs, sims, table.ptr, table.idx, vals, items, k)
+    return _votes(num, den, cnt, shrinkage)
+
+
+def votes_on_person(nb: Neighbours, items: np.ndarray, person: Csr, k: int, shrinkage: float) -> Votes:
+    """Votes of each item's neighbours (rows of ``nb``) that one person rated (row 0 of ``person``,
+    items × their values): ``votes(nb, items, zeros, person, False, k, shrinkage)``, the same floats."""
+    from ._person_kernels import votes_on_values
+
+    rated = np.zeros(person.shape[1], dtype=bool)
+    values = np.zeros(person.shape[1])
+    mine = person.row(0)
+    rated[mine] = True
+    values[mine] = person.row_values(0)
+    num, den, cnt = votes_on_values(nb.ptr, nb.idx, nb.sim, np.asarray(items, dtype=np.int64), values, rated, k)
+    return _votes(num, den, cnt, shrinkage)

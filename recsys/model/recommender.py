@@ -1,7 +1,9 @@
 """ProfileRecommender: like/dislike predictions from co-clusters, each with its reasons.
 
-Imports here are numpy-only at module level: a saved model predicts without loading pandas,
-scipy, scikit-learn or numba (see :mod:`recsys.model.csr`).  Fitting imports what it needs.
+Imports here are numpy-only at module level: a saved model loads without pandas, scipy,
+scikit-learn or numba (see :mod:`recsys.model.csr`).  Fitting imports what it needs, and so do lists
+and the item model's sums: a person's fold-in, votes and row sums are compiled
+(:mod:`recsys.model._person_kernels`; numba's start costs about 0.6 s once a process).
 """
 
 from __future__ import annotations

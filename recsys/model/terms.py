@@ -194,12 +194,17 @@ def item_model_term(fp: FittedProfiles, u: np.ndarray, i: np.ndarray, residuals:
     return out
 
 
+# A weight looked up costs about as much as eight entries of the compiled row sum (8.5 ns against
+# 1.0 ns, ML-100K): fewer look-ups than that are cheaper than the items' whole row.
+_LOOKUP_COST = 8
+
+
 def scores_of(W: Csr, src: np.ndarray, items: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
     """The item model's scores of ``items`` from the source items ``src`` (each row of ``W`` times
     its ``values``, or once): :func:`~recsys.model.item_model.scores` at ``items``, the same floats."""
     from .item_model import scores, weighted_scores
 
-    if 0 < len(items) * len(src) < W.lengths[src].sum():  # a few items asked: their weights only
+    if 0 < len(items) * len(src) * _LOOKUP_COST < W.lengths[src].sum():  # a few items asked: their weights only
         pos = W.positions((src[:, None] * np.int64(W.shape[1]) + items[None, :]).ravel())
         w = np.where(pos >= 0, W.values[pos], 0.0).reshape(len(src), len(items))
         # added one source after another, as the full row's bincount does

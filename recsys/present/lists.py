@@ -21,7 +21,7 @@ FORMATS = ("text", "json", "csv")
 
 def read_users(path: str | Path) -> list[str]:
     """The user ids of a file, one a line (blank lines skipped; a first line ``user`` is a header)."""
-    from ingest.tables import read_text
+    from ingest.text import read_text
 
     path = Path(path)
     if not path.is_file():

@@ -24,7 +24,7 @@ COLUMNS = ("user", "item", "score", "prediction", "covered", "reason")
 
 def read_pairs(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     """``(users, items)`` as strings; a malformed line raises :class:`InputFileError` naming file:line."""
-    from ingest.tables import read_text
+    from ingest.text import read_text
 
     path = Path(path)
     if not path.is_file():
