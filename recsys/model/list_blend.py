@@ -14,6 +14,7 @@ score's weights are fitted on: among :data:`GRID` (multiples of the ratio of the
 to the item score's), the pair whose lists have the best NDCG@10 on up to
 :data:`VALIDATION_USERS` held-out users' ratings of at least :data:`~recsys.model.topn.RELEVANT`;
 ``(0, 0)``, the item model alone, unless a blend ranks better (ties go to the smaller weights).
+Those held-out lists are computed as lists are: each user folded in from the ratings left to them.
 
 Why: a held-out item a person rated well is one they chose to rate — often a popular one — *and*
 one they liked.  Where ratings are dense (MovieLens) the co-likes carry both and the blend adds

@@ -377,22 +377,18 @@ class ProfileRecommender(Params):
         say(f"the lists' blend on {len(users):,} held-out users")
         popularity = log_likes(inner.item_counts[0])
         n = CANDIDATES
-        keys, cands = [], []  # per user, only the candidates' scores are kept: memory grows with users, not items
+        # per user, only the candidates' scores are kept: memory grows with users, not items
+        keys, cands, like = [], [], []
         for user in users.tolist():
-            key = probe.list_scores(inner.liked.row(user))
+            # the user folded in from their ratings, as their list reads them: the blend is chosen on
+            # the scores the lists will add up
+            person = probe._person_of(inner.ratings.row(user), inner.ratings.row_values(user))
+            key = probe.list_scores(person.liked)
             listable = probe._scoreable.copy()
-            listable[inner.ratings.row(user)] = False
+            listable[person.items] = False
             cands.append(candidates(key, popularity, listable, n))
             keys.append(key[cands[-1]])
-        # the like-probabilities of every user's candidates at once, with the users' own terms (a
-        # list folds the person in; for a training user the two differ little, and one vectorised
-        # pass costs a tenth of a fold-in per user)
-        pair_u = np.repeat(users, [len(c) for c in cands])
-        pair_i = np.concatenate(cands) if cands else np.zeros(0, dtype=np.int64)
-        fk, shrink = self.n_votes, self.shrinkage
-        p = probe._probabilities(pair_i, lambda pos, names: compute_terms(inner, pair_u[pos], pair_i[pos], names, fk,
-                                                                          shrink))[0]  # fmt: skip
-        like = np.split(logit(p), np.cumsum([len(c) for c in cands])[:-1])
+            like.append(logit(probe._new_probability(person, cands[-1])))
         rows = []
         for user, key, cand, lk in zip(users.tolist(), keys, cands, like, strict=True):
             relevant = np.unique(i[good & (u == user)])
