@@ -15,15 +15,17 @@ from pathlib import Path
 
 from .model.threads import cores
 
-_CODE = (":(top)", ":(top,exclude)experiments/results")  # git pathspecs: the whole tree but the results
+# git pathspecs: the whole tree but the results (the experiments' and the benchmarks')
+_CODE = (":(top)", ":(top,exclude)experiments/results", ":(top,exclude)benchmarks/results")
 
 
 def commit(path: str | Path | None = None) -> str | None:
     """The git commit of the source tree holding ``path`` (this package by default), with
     ``-dirty`` appended when it has uncommitted changes; None outside a git checkout.
 
-    Changes under ``experiments/results/`` do not count: they are the outputs being written, and
-    a run that regenerates several results files one after another measures the same code."""
+    Changes under ``experiments/results/`` and ``benchmarks/results/`` do not count: they are the
+    outputs being written, and a run that regenerates several results files one after another
+    measures the same code."""
     where = Path(path or Path(__file__).resolve().parent)
     try:
         head = subprocess.run(
