@@ -20,12 +20,10 @@ import numpy as np
 
 
 @numba.njit(nogil=True, cache=True)
-def votes_of_neighbours(nbrs, sims, t_ptr, t_idx, t_val, items, k):
+def votes_of_neighbours(nbrs, sims, t_ptr, t_idx, t_val, n_cols, items, k):
     """Per item of ``items``: the sums ``(Σ s·v, Σ s, count)`` over the first ``k`` of the neighbours
-    ``nbrs`` (rows of the table ``t_*``, in decreasing similarity ``sims``) with a value ``v`` there."""
-    n_cols = 0
-    for t in range(len(items)):
-        n_cols = max(n_cols, items[t] + 1)
+    ``nbrs`` (rows of the table ``t_*`` of ``n_cols`` columns, in decreasing similarity ``sims``)
+    with a value ``v`` there."""
     num, den = np.zeros(n_cols), np.zeros(n_cols)
     cnt = np.zeros(n_cols, dtype=np.int64)
     asked = np.zeros(n_cols, dtype=np.bool_)
@@ -35,7 +33,7 @@ def votes_of_neighbours(nbrs, sims, t_ptr, t_idx, t_val, items, k):
         r, s = nbrs[q], sims[q]
         for p in range(t_ptr[r], t_ptr[r + 1]):
             j = t_idx[p]
-            if j < n_cols and asked[j] and cnt[j] < k:
+            if asked[j] and cnt[j] < k:
                 num[j] += s * t_val[p]
                 den[j] += s
                 cnt[j] += 1

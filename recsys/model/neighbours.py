@@ -245,7 +245,7 @@ def person_votes(person: Neighbours, items: np.ndarray, table: Csr, k: int, shri
     nbrs, sims = person.of(0)
     vals = np.ones(table.nnz) if table.values is None else table.values
     items = np.asarray(items, dtype=np.int64)
-    num, den, cnt = votes_of_neighbours(nbrs, sims, table.ptr, table.idx, vals, items, k)
+    num, den, cnt = votes_of_neighbours(nbrs, sims, table.ptr, table.idx, vals, table.shape[1], items, k)
     return _votes(num, den, cnt, shrinkage)
 
 
