@@ -351,16 +351,7 @@ class ProfileRecommender(Params):
         ratings ``held`` with the profiles ``inner`` learnt without them; and its report."""
         from copy import copy
 
-        from .list_blend import (
-            CANDIDATES,
-            VALIDATION_USERS,
-            ListBlend,
-            ValidationList,
-            candidates,
-            choose,
-            log_likes,
-            logit,
-        )
+        from .list_blend import CANDIDATES, VALIDATION_USERS, ListBlend, ValidationList, choose, log_likes, logit
         from .topn import RELEVANT
 
         if self.list_score == "item_model":
@@ -376,24 +367,16 @@ class ProfileRecommender(Params):
             users = np.sort(rng.choice(users, VALIDATION_USERS, replace=False))
         say(f"the lists' blend on {len(users):,} held-out users")
         popularity = log_likes(inner.item_counts[0])
-        n = CANDIDATES
-        # per user, only the candidates' scores are kept: memory grows with users, not items
-        keys, cands, like = [], [], []
+        rows = []
         for user in users.tolist():
             # the user folded in from their ratings, as their list reads them: the blend is chosen on
-            # the scores the lists will add up
+            # the candidates and scores the lists will add up (only those are kept: memory grows
+            # with users, not items)
             person = probe._person_of(inner.ratings.row(user), inner.ratings.row_values(user))
-            key = probe.list_scores(person.liked)
-            listable = probe._scoreable.copy()
-            listable[person.items] = False
-            cands.append(candidates(key, popularity, listable, n))
-            keys.append(key[cands[-1]])
-            like.append(logit(probe._new_probability(person, cands[-1])))
-        rows = []
-        for user, key, cand, lk in zip(users.tolist(), keys, cands, like, strict=True):
+            key, cand, p = probe._list_candidates(person, person.items, popularity, CANDIDATES)
             relevant = np.unique(i[good & (u == user)])
-            rows.append(ValidationList(key, popularity[cand], lk, np.isin(cand, relevant), len(relevant)))
-        return choose(rows, n)
+            rows.append(ValidationList(key[cand], popularity[cand], logit(p), np.isin(cand, relevant), len(relevant)))
+        return choose(rows, CANDIDATES)
 
     def with_evidence(self, evidence) -> ProfileRecommender:
         """This fitted model with only the evidence groups ``evidence``: the same profiles, the
@@ -667,29 +650,41 @@ class ProfileRecommender(Params):
         (:mod:`recsys.model.list_blend`; at least ``at_least`` candidates of each kind; the other
         items ``-inf``).  The scores come from the likes: someone who liked nothing gets no items
         (not the first of a tie at 0)."""
-        from .list_blend import candidates, log_likes, logit
+        from .list_blend import log_likes, logit
 
-        key = self.list_scores(person.liked)
-        n = len(key)
-        listable = np.ones(n, dtype=bool)
-        listable[np.asarray(rated, dtype=np.int64)] = False
-        if not len(person.liked):
-            listable[:] = False
         blend = self._blend
-        zero = np.zeros(n)
         if blend.plain:
+            key = self.list_scores(person.liked)
+            n = len(key)
+            listable = np.full(n, len(person.liked) > 0)
+            listable[np.asarray(rated, dtype=np.int64)] = False
+            zero = np.zeros(n)
             return ListScores(np.where(listable, key, -np.inf), key, zero, zero, np.full(n, np.nan))
-        fp = self.profiles_
-        popularity = log_likes(fp.item_counts[0])
-        cand = candidates(key, popularity, listable & self._scoreable, max(blend.candidates, at_least))
+        popularity = log_likes(self.profiles_.item_counts[0])
+        key, cand, p_cand = self._list_candidates(person, rated, popularity, max(blend.candidates, at_least))
+        n = len(key)
         p = np.full(n, np.nan)
-        p[cand] = self._new_probability(person, cand)
+        p[cand] = p_cand
+        zero = np.zeros(n)
         pop_part, like_part = zero.copy(), zero.copy()
         pop_part[cand] = blend.popularity * popularity[cand]
         like_part[cand] = blend.like * logit(p[cand])
         score = np.full(n, -np.inf)
         score[cand] = key[cand] + pop_part[cand] + like_part[cand]
         return ListScores(score, key, pop_part, like_part, p)
+
+    def _list_candidates(self, person, rated, popularity: np.ndarray, n: int):
+        """``(key, candidates, probabilities)``: every item's item-model score for ``person``, the
+        :func:`~recsys.model.list_blend.candidates` of a blended list (the ``n`` best of each kind
+        among scoreable items not in ``rated``; none for someone who liked nothing), and their
+        like-probabilities.  Lists and the blend's validation both read them from here."""
+        from .list_blend import candidates
+
+        key = self.list_scores(person.liked)
+        listable = self._scoreable & (len(person.liked) > 0)
+        listable[np.asarray(rated, dtype=np.int64)] = False
+        cand = candidates(key, popularity, listable, n)
+        return key, cand, self._new_probability(person, cand)
 
     def _item_list(self, person, rated: np.ndarray, n: int, probability) -> list[dict]:
         """The ``n`` best items of :meth:`list_key` with their reasons; ``probability(items)`` gives
