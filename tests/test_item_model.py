@@ -60,6 +60,20 @@ def test_each_weight_is_the_ridge_regression_on_the_support():
     assert (R.lengths == support.lengths).all() and not R.lookup(np.arange(12), np.arange(12))[0].any()
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 9), st.integers(0, 9), st.integers(1, 5), st.floats(0, 1), st.integers(0, 2**32 - 1))
+def test_a_dense_matrix_becomes_the_csr_of_its_nonzero_entries(n_rows, n_cols, block, density, seed):
+    from recsys.model.item_model import _dense_to_csr
+
+    rng = np.random.default_rng(seed)
+    W = np.where(rng.random((n_rows, n_cols)) < density, rng.normal(size=(n_rows, n_cols)), 0.0)
+    got = _dense_to_csr(W, block)
+    want = Csr.from_pairs(*np.nonzero(W), W.shape, W[np.nonzero(W)])
+    assert got.shape == want.shape
+    assert np.array_equal(got.ptr, want.ptr) and np.array_equal(got.idx, want.idx)
+    assert np.array_equal(got.values, want.values)
+
+
 def test_a_sparse_gram_and_a_capped_support_keep_the_definition(monkeypatch):
     import recsys.model.item_model as im
 

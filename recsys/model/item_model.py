@@ -87,11 +87,29 @@ def full_weights(liked: Csr, l2: float) -> Csr:
     X = liked.to_scipy().tocsc().astype(np.float64)
     G = (X.T @ X).toarray()
     G[np.diag_indices_from(G)] += l2
-    P = np.linalg.inv(G)
-    W = P / -np.diag(P)
+    W = np.linalg.inv(G)
+    del G
+    W /= -np.diag(W).copy()  # in place: one items² array, not three
     np.fill_diagonal(W, 0.0)
-    rows, cols = np.nonzero(W)
-    return Csr.from_pairs(rows, cols, W.shape, W[rows, cols])
+    return _dense_to_csr(W)
+
+
+def _dense_to_csr(W: np.ndarray, block: int = 256) -> Csr:
+    """``W``'s nonzero entries as a :class:`Csr`, filled in blocks of rows: the output and ``W``
+    are the only items²-sized arrays (no index pairs, no sort: a dense row is already in order)."""
+    n_rows, n_cols = W.shape
+    ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    for lo in range(0, n_rows, block):
+        np.cumsum(np.count_nonzero(W[lo : lo + block], axis=1), out=ptr[lo + 1 : lo + block + 1])
+        ptr[lo + 1 : lo + block + 1] += ptr[lo]
+    idx = np.empty(ptr[-1], dtype=np.int64)
+    values = np.empty(ptr[-1], dtype=np.float64)
+    for lo in range(0, n_rows, block):
+        part = W[lo : lo + block]
+        rows, cols = np.nonzero(part)
+        idx[ptr[lo] : ptr[lo + len(part)]] = cols
+        values[ptr[lo] : ptr[lo + len(part)]] = part[rows, cols]
+    return Csr(ptr, idx, values, (n_rows, n_cols))
 
 
 def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None, budget: float = FLOP_BUDGET,
