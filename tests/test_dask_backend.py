@@ -108,8 +108,9 @@ class _KillWorker(distributed.WorkerPlugin):
             os._exit(1)
 
 
-@pytest.mark.parametrize("task", ["_make_part", "_task_candidates", "_task_sketch", "_group", "relax_inputs",
-                                  "relax_chunk"])
+@pytest.mark.parametrize(
+    "task", ["_make_part", "_task_candidates", "_task_sketch", "_group", "relax_inputs", "relax_chunk"]
+)
 def test_worker_killed_mid_fit_gives_the_same_coclusters(relation, local_fit, tmp_path, task):
     with _cluster() as cluster, distributed.Client(cluster) as c:
         c.register_plugin(_KillWorker(str(tmp_path), task, once=True))

@@ -125,7 +125,9 @@ def test_scale_results_keep_one_run_per_size_and_arguments(tmp_path):
     _merge(path, {**base, "seconds": 2.0, "ratings": 1000, "train_args": ""})  # replaces the first
     runs = json.loads(path.read_text())["runs"]
     assert [(r["ratings"], r["train_args"], r["seconds"]) for r in runs] == [
-        (100, "", 1.0), (1000, "", 2.0), (1000, "--scaling off", 1.0)
+        (100, "", 1.0),
+        (1000, "", 2.0),
+        (1000, "--scaling off", 1.0),
     ]
     plot(runs, tmp_path / "p.png")
     assert (tmp_path / "p.png").stat().st_size > 1000

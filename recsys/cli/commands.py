@@ -390,12 +390,15 @@ def serve(
     port: int = typer.Option(8000, "--port", help="Port to listen on."),
     workers: int = typer.Option(1, "--workers", help="Worker processes (each loads the model once)."),
     admin_token: str = typer.Option(
-        None, "--admin-token", envvar="RECSYS_ADMIN_TOKEN",
+        None,
+        "--admin-token",
+        envvar="RECSYS_ADMIN_TOKEN",
         help="Allow POST /admin/reload with 'Authorization: Bearer TOKEN' (without: from loopback only).",
     ),  # fmt: skip
     max_body: int = typer.Option(1_000_000, "--max-body", help="Largest request body in bytes (413 above)."),
     requests_per_connection: int = typer.Option(
-        100, "--requests-per-connection",
+        100,
+        "--requests-per-connection",
         help="Close a kept-alive connection after this many answers, so that the workers share the load (0: never).",
     ),  # fmt: skip
     quiet: bool = QUIET,
