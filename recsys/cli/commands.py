@@ -394,13 +394,13 @@ def serve(
         "--admin-token",
         envvar="RECSYS_ADMIN_TOKEN",
         help="Allow POST /admin/reload with 'Authorization: Bearer TOKEN' (without: from loopback only).",
-    ),  # fmt: skip
+    ),
     max_body: int = typer.Option(1_000_000, "--max-body", help="Largest request body in bytes (413 above)."),
     requests_per_connection: int = typer.Option(
         100,
         "--requests-per-connection",
         help="Close a kept-alive connection after this many answers, so that the workers share the load (0: never).",
-    ),  # fmt: skip
+    ),
     quiet: bool = QUIET,
 ) -> None:
     """Serve MODEL over HTTP: JSON endpoints (OpenAPI schema at /docs) and a page at / where a new
