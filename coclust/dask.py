@@ -64,7 +64,8 @@ class DaskBackendError(RuntimeError):
 def client_for(scheduler=None):
     """``(client, owned)``: ``scheduler`` (a client, or an address to connect to), else the current
     client, else a client of a new ``LocalCluster`` of two worker processes; ``owned`` says whether
-    the caller must close it."""
+    the caller must close it.  Connecting to an address waits Dask's own
+    ``distributed.comm.timeouts.connect`` (30 s unless configured) before giving up."""
     try:
         from distributed import Client, LocalCluster, get_client
     except ImportError:  # pragma: no cover - the dask extra is missing
@@ -73,7 +74,7 @@ def client_for(scheduler=None):
         return scheduler, False
     if scheduler is not None:
         try:
-            return Client(scheduler, timeout="20s"), True
+            return Client(scheduler), True
         except (OSError, TimeoutError, ValueError) as exc:
             raise DaskBackendError(f"could not connect to the Dask scheduler at {scheduler!r}: {exc}") from None
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import numpy as np
 import pandas as pd
@@ -150,11 +151,16 @@ def test_every_worker_dying_stops_with_one_clear_error(relation, tmp_path, task,
     assert len(os.listdir(tmp_path)) >= 2
 
 
-def test_unreachable_scheduler_is_a_clear_error():
+def test_unreachable_scheduler_is_a_clear_error_after_dasks_connect_timeout():
+    import dask
+
     X = sp.random(30, 20, density=0.3, format="csr", random_state=0)
     X.data[:] = 1
-    with pytest.raises(DaskBackendError, match="could not connect to the Dask scheduler at 'tcp://127.0.0.1:1'"):
-        HBLCoClust(n_bands=10, backend="dask", scheduler="tcp://127.0.0.1:1").fit(X)
+    start = time.perf_counter()
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(DaskBackendError, match="could not connect to the Dask scheduler at 'tcp://127.0.0.1:1'"):
+            HBLCoClust(n_bands=10, backend="dask", scheduler="tcp://127.0.0.1:1").fit(X)
+    assert time.perf_counter() - start < 15  # Dask's setting, not a timeout of our own (30 s by default)
 
 
 @pytest.mark.parametrize(
@@ -202,13 +208,16 @@ def test_cli_scheduler_option_trains_the_same_model(client, books, tmp_path):
     assert scores[0] == scores[1]
 
 
-def test_cli_unreachable_scheduler_is_one_line_exit_2_nothing_written(books, tmp_path):
+def test_cli_unreachable_scheduler_is_one_line_exit_2_nothing_written(books, tmp_path, monkeypatch):
     from test_cli_relations import recsys
     from test_cli_userdata import COLS, FAST
 
     data = ["--ratings", str(books / "ratings.csv"), "--items", str(books / "books.csv"), *COLS, *FAST]
     out = tmp_path / "model"
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "2s")  # the knob the README gives
+    start = time.perf_counter()
     res = recsys("train", *data, "--scheduler", "tcp://127.0.0.1:1", "--out", str(out), home=tmp_path / "empty")
+    assert time.perf_counter() - start < 15  # the 2 s honoured (Dask's default is 30 s)
     assert res.returncode == 2
     assert "could not connect to the Dask scheduler at 'tcp://127.0.0.1:1'" in res.stderr
     assert "Traceback" not in res.stderr and not out.exists()
