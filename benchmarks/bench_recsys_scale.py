@@ -1,23 +1,33 @@
-"""The recommender against the size of its data: train time, peak memory, model size, accuracy.
+"""The recommender against the size *and the structure* of its data, beside its peers in the same run.
 
-For each size (default 100 k and 1 M ratings; ``--sizes 100000,1000000,5000000,25000000`` for the
-whole curve) MovieLens-shaped ratings are generated (:mod:`benchmarks.synthetic_ratings`, seeded),
-10 % of them held out at random, and ``recsys train --ratings … --items … --split random:0.1:0``
-is run as a child process: its wall time, its peak resident memory (the kernel's count for that
-process, ``wait4``), the seconds of each training phase (from its progress lines) and the size of
-the model directory it writes.  Then the held-out ratings are scored: the like/dislike AUC and
-the top-10 NDCG (a held-out rating ≥ 4 is relevant; every unrated movie is a candidate) of the
-model, beside ItemKNN (k 200) and — where its dense items × items inverse fits — EASE (λ 400),
-both on the likes, settings fixed (they are what the five-fold protocol picks most often on
-MovieLens 100K), not tuned per size; and EASE with its λ grown by the recommender's own scaling
-rule (``ease_scaled``: 400 × the mean like count of a liked movie / 40).
+For each size (``--sizes``, default 1 M ratings) and each structure of
+:data:`benchmarks.synthetic_ratings.STRUCTURES` (``--structures``; how concentrated the most rated
+movies are, the like share, how much tastes choose what is rated), seeded ratings are generated in a
+MovieLens shape (users in proportion to the ratings, movies as their square root; ``--shape
+netflix``: 4,800 users per million ratings and Netflix's 17,770 movies), 10 % held out at random,
+and in the same run:
 
-Usage: python benchmarks/bench_recsys_scale.py [--sizes 100000,1000000] [--json FILE] [--keep DIR]
-       [--train-args "--scaling off"] [--plot PNG]
+- ``recsys train --ratings … --items … --split random:0.1:0`` as a child process: its wall time,
+  peak resident memory (the kernel's count, ``wait4``), the seconds of each phase (from its progress
+  lines) and the model's size;
+- the held-out like/dislike AUC and top-10 NDCG of the model (a held-out rating ≥ 4 is relevant,
+  every unrated movie a candidate: :mod:`recsys.evaluation.ranking`);
+- ``recsys recommend MODEL --users …`` for every user of the split, as a child process: the lists'
+  wall time per user, process start included;
+- its peers (:mod:`benchmarks.peers`: EASE, iALS, SANSA, the most popular items), each tuned on a
+  tenth of the training ratings with grids extended past any edge the choice sits on, refitted and
+  scored on the same split, each in its own child process: fit time, peak memory, NDCG@10.
 
-``--json`` adds the runs to the file (a run of the same size and train arguments replaces the
-one there; each run carries its own commit stamp), so sizes measured at different times share one
-file; ``--plot`` draws time and peak memory against ratings from every run in that file.
+Per size it prints the product's train time over EASE's fit time and the spread of the train time
+across structures (the largest over the smallest).
+
+Usage: python benchmarks/bench_recsys_scale.py [--sizes 1000000,10000000] [--structures movielens,...]
+       [--shape movielens|netflix] [--peers ease,ials,sansa,popular] [--max-fits 16] [--json FILE]
+       [--keep DIR] [--train-args "--scaling off"] [--plot PNG]
+
+``--json`` adds the runs to the file (a run of the same size, structure, shape and train arguments
+replaces the one there; each run carries its own commit stamp); ``--plot`` draws time and peak
+memory against ratings from every run in that file.
 """
 
 from __future__ import annotations
@@ -32,53 +42,78 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.synthetic_ratings import Shape, write  # noqa: E402
+from benchmarks.synthetic_ratings import STRUCTURES, Shape, write  # noqa: E402
 
 SPLIT = "random:0.1:0"
-EASE_MAX_ITEMS = 20_000  # 8 × items² bytes for the inverse, twice: 6.4 GB at 20,000
+PEERS = ("ease", "ials", "sansa", "popular")
 PHASE = re.compile(r"^\[\s*([\d.]+)s\] (.*)$")
+# Netflix Prize: 480,189 users, 17,770 movies, 100,480,507 ratings
+NETFLIX_USERS_PER_MILLION, NETFLIX_ITEMS = 4_800, 17_770
 
 
-def train(ratings: Path, items: Path, out: Path, extra: tuple[str, ...] = ()) -> dict:
-    """Run ``recsys train`` (with the ``extra`` arguments) as a child process; its wall time, peak
-    memory, phases and model size."""
-    cmd = [sys.executable, "-m", "recsys.cli", "train", "--ratings", str(ratings), "--items", str(items),
-           "--split", SPLIT, "-o", str(out), *extra]  # fmt: skip
-    log = out.with_suffix(".log")
+def shape_of(n: int, structure: str, shape: str) -> Shape:
+    """The generator's shape of ``n`` ratings for a structure and a growth shape."""
+    knobs = STRUCTURES[structure]
+    if shape == "netflix":
+        users = max(50, round(NETFLIX_USERS_PER_MILLION * n / 1e6))
+        return replace(Shape(), n_users=users, n_items=NETFLIX_ITEMS, n_ratings=n, **knobs)
+    return Shape.like_movielens(n, **knobs)
+
+
+def child(cmd: list[str], log: Path) -> tuple[float, float, str]:
+    """Run ``cmd``; its wall seconds, peak resident MB and output (an error raises with its end)."""
     start = time.perf_counter()
     with open(log, "w") as f:
-        child = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env={**os.environ, "COLUMNS": "200"})
-        _, status, usage = os.wait4(child.pid, 0)
+        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env={**os.environ, "COLUMNS": "200"})
+        _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     text = log.read_text()
     if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"recsys train failed:\n{text[-2000:]}")
+        raise RuntimeError(f"{' '.join(cmd[:4])} … failed:\n{text[-2000:]}")
+    return seconds, usage.ru_maxrss / 1024, text
+
+
+def train(ratings: Path, items: Path, out: Path, extra: tuple[str, ...] = ()) -> dict:
+    """``recsys train`` as a child process: wall time, peak memory, phases and model size."""
+    cmd = [sys.executable, "-m", "recsys.cli", "train", "--ratings", str(ratings), "--items", str(items),
+           "--split", SPLIT, "-o", str(out), *extra]  # fmt: skip
+    seconds, peak, text = child(cmd, out.with_suffix(".log"))
     marks = [(float(m.group(1)), m.group(2)) for m in map(PHASE.match, text.splitlines()) if m]
     total = re.search(r"trained in ([\d.]+) s", text)
     ends = [t for t, _ in marks[1:]] + [float(total.group(1)) if total else seconds]
     phases: dict[str, float] = {}
-    for (t, name), end in zip(marks, ends):
+    for (t, name), end in zip(marks, ends, strict=True):
         key = re.sub(r"\d[\d,]* ", "", name.split(":")[0])  # "co-clustering the like relation (…)" → one key
         key = re.sub(r" \(.*\)", "", key)
         phases[key] = phases.get(key, 0.0) + end - t
     size = sum(p.stat().st_size for p in out.iterdir())
-    return {"seconds": seconds, "peak_mb": usage.ru_maxrss / 1024, "model_mb": size / 2**20, "phases": phases}
+    return {"seconds": seconds, "peak_mb": peak, "model_mb": size / 2**20, "phases": phases}
+
+
+def lists(model: Path, users: list, work: Path) -> dict:
+    """``recsys recommend MODEL --users FILE`` for ``users``: wall time per user, process start included."""
+    ids = work / "users.txt"
+    ids.write_text("\n".join(map(str, users)) + "\n")
+    cmd = [sys.executable, "-m", "recsys.cli", "recommend", str(model), "--users", str(ids), "-n", "10",
+           "--format", "csv", "--out", str(work / "lists.csv")]  # fmt: skip
+    seconds, peak, _ = child(cmd, work / "lists.log")
+    return {"users": len(users), "seconds": seconds, "ms_per_user": 1000 * seconds / max(len(users), 1),
+            "peak_mb": peak}  # fmt: skip
 
 
 def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
-    """Held-out AUC and NDCG@10 of the model, ItemKNN and EASE (where it fits)."""
+    """Held-out AUC and NDCG@10 of the saved model, scored as the evaluation scores every method."""
     import pandas as pd
 
     from ingest.splits import split_ratings
-    from recsys.evaluation.anchors import EASE, ItemKNN
-    from recsys.evaluation.methods import ProfileMethod, Training
+    from recsys.evaluation.methods import ProfileMethod
     from recsys.evaluation.metrics import fill_uncovered, roc_auc
     from recsys.evaluation.ranking import RankingTask, catalogue_of, ndcg_per_user, top_lists
-    from recsys.model.recommender import scaled_item_penalty
     from recsys.store import load
 
     ratings = pd.read_csv(ratings_csv)
@@ -87,25 +122,37 @@ def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
     profile.model = load(model_dir)
     scores = profile.score(test["user"].to_numpy(), test["item"].to_numpy())
     task = RankingTask.of(fit, test, catalogue_of(fit))
-    out = {"auc": {"profile": roc_auc(test["rating"].to_numpy() > 2, fill_uncovered(scores.score, scores.covered))},
-           "ndcg@10": {}, "users_listed": len(task)}  # fmt: skip
-    methods = {"profile": profile, "itemknn": ItemKNN(k=200, input="likes")}
-    if len(task.catalogue) <= EASE_MAX_ITEMS:
-        methods["ease"] = EASE(lamb=400, input="likes")
-        # EASE under the recommender's scaling rule for its penalty (the same training data)
-        methods["ease_scaled"] = EASE(lamb=scaled_item_penalty(fit, 400.0), input="likes")
-    for name, method in methods.items():
-        start = time.perf_counter()
-        if name != "profile":
-            method.fit(Training(fit))
-        out["ndcg@10"][name] = float(ndcg_per_user(top_lists(method, task), task.relevant).mean())
-        out.setdefault("score_seconds", {})[name] = time.perf_counter() - start
+    return {
+        "auc": roc_auc(test["rating"].to_numpy() > 2, fill_uncovered(scores.score, scores.covered)),
+        "ndcg@10": float(ndcg_per_user(top_lists(profile, task), task.relevant).mean()),
+        "users_listed": len(task),
+        "head_share": float(ratings["item"].value_counts().iloc[0] / ratings["user"].nunique()),
+        "like_share": float((ratings["rating"] > 2).mean()),
+        "ratings_generated": len(ratings),
+    }
+
+
+def peer(name: str, ratings_csv: Path, max_fits: int, work: Path) -> dict:
+    """One peer tuned, refitted and scored in its own child process (:mod:`benchmarks.peers`)."""
+    cmd = [sys.executable, "-m", "benchmarks.peers", "--method", name, "--ratings", str(ratings_csv),
+           "--max-fits", str(max_fits)]  # fmt: skip
+    try:
+        seconds, peak, text = child(cmd, work / f"peer-{name}.log")
+    except RuntimeError as exc:
+        return {"method": name, "failed": str(exc)[-500:]}
+    out = json.loads(text.strip().splitlines()[-1])
+    out["process_peak_mb"], out["process_seconds"] = peak, seconds
+    out.pop("points", None)
     return out
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="100000,1000000", help="ratings per run, comma separated ('': only --plot)")
+    parser.add_argument("--sizes", default="1000000", help="ratings per run, comma separated ('': only --plot)")
+    parser.add_argument("--structures", default=",".join(STRUCTURES), help=f"of {', '.join(STRUCTURES)}")
+    parser.add_argument("--shape", choices=("movielens", "netflix"), default="movielens")
+    parser.add_argument("--peers", default=",".join(PEERS), help=f"of {', '.join(PEERS)} ('' for none)")
+    parser.add_argument("--max-fits", type=int, default=16, help="each peer's tuning fits (default 16)")
     parser.add_argument("--json", help="write the figures here (stamped with the commit)")
     parser.add_argument("--keep", help="keep the data and models here (data already there is reused)")
     parser.add_argument("--train-args", default="", help="more arguments of recsys train, e.g. '--scaling off'")
@@ -113,6 +160,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.plot and not args.json:
         parser.error("--plot draws the runs of the --json file: give --json too")
+    structures = [s for s in args.structures.split(",") if s]
+    unknown = set(structures) - set(STRUCTURES)
+    if unknown:
+        parser.error(f"unknown structure(s) {sorted(unknown)}; known: {', '.join(STRUCTURES)}")
+    peers = [p for p in args.peers.split(",") if p]
     if args.sizes == "":  # only plot
         if not args.plot:
             parser.error("--sizes '' measures nothing: give --plot")
@@ -122,25 +174,20 @@ def main(argv: list[str] | None = None) -> None:
 
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="recsys-scale-"))
     work.mkdir(parents=True, exist_ok=True)
-    rows = []
     try:
         for n in (int(s) for s in args.sizes.split(",")):
-            shape = Shape.like_movielens(n)
-            data = work / f"data-{n}"
-            start = time.perf_counter()
-            ratings_csv, items_csv = data / "ratings.csv", data / "items.csv"
-            if not (args.keep and ratings_csv.exists() and items_csv.exists()):  # seeded: the same data
-                ratings_csv, items_csv = write(shape, data)
-            generated = time.perf_counter() - start
-            row = {"ratings": n, "users": shape.n_users, "items": shape.n_items, "generate_seconds": generated,
-                   "train_args": args.train_args}  # fmt: skip
-            row.update(train(ratings_csv, items_csv, work / f"model-{n}", tuple(shlex.split(args.train_args))))
-            row.update(accuracy(ratings_csv, work / f"model-{n}"))
-            row["provenance"] = provenance()
-            rows.append(row)
-            print(_line(row), flush=True)
-            if args.json:  # after every size: a long run killed later keeps what it measured
-                _merge(Path(args.json), row)
+            rows = []
+            for structure in structures:
+                row = measure(n, structure, args, peers, work)
+                row["provenance"] = provenance()
+                rows.append(row)
+                print(_line(row), flush=True)
+                if args.json:  # after every run: a long run killed later keeps what it measured
+                    _merge(Path(args.json), row)
+            if len(rows) > 1:
+                times = [r["seconds"] for r in rows]
+                print(f"    {n:,} ratings: train time across structures {min(times):.1f}–{max(times):.1f} s, "
+                      f"spread {max(times) / min(times):.2f} ×", flush=True)  # fmt: skip
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -148,43 +195,77 @@ def main(argv: list[str] | None = None) -> None:
         plot(json.loads(Path(args.json).read_text())["runs"], Path(args.plot))
 
 
+def measure(n: int, structure: str, args, peers: list[str], work: Path) -> dict:
+    """Every figure of one size and structure."""
+    import pandas as pd
+
+    from ingest.splits import split_ratings
+
+    shape = shape_of(n, structure, args.shape)
+    here = work / f"{args.shape}-{structure}-{n}"
+    here.mkdir(parents=True, exist_ok=True)
+    ratings_csv, items_csv = here / "ratings.csv", here / "items.csv"
+    start = time.perf_counter()
+    if not (args.keep and ratings_csv.exists() and items_csv.exists()):  # seeded: the same data
+        write(shape, here)
+    row = {"ratings": n, "structure": structure, "shape": args.shape, "users": shape.n_users, "items": shape.n_items,
+           "generate_seconds": time.perf_counter() - start, "train_args": args.train_args}  # fmt: skip
+    row.update(train(ratings_csv, items_csv, here / "model", tuple(shlex.split(args.train_args))))
+    row.update(accuracy(ratings_csv, here / "model"))
+    fit, _ = split_ratings(pd.read_csv(ratings_csv, usecols=["user", "item", "rating"]), SPLIT)
+    row["lists"] = lists(here / "model", sorted(fit["user"].unique().tolist()), here)
+    row["peers"] = {name: peer(name, ratings_csv, args.max_fits, here) for name in peers}
+    ease = row["peers"].get("ease", {})
+    if ease.get("fit_seconds"):
+        row["train_over_ease_fit"] = row["seconds"] / ease["fit_seconds"]
+    return row
+
+
 def _merge(path: Path, row: dict) -> None:
-    """Add ``row`` to the runs of ``path`` (replacing a run of the same size and train arguments)."""
+    """Add ``row`` to the runs of ``path`` (replacing a run of the same size, structure, shape and
+    train arguments)."""
     runs = json.loads(path.read_text())["runs"] if path.exists() else []
-    same = (row["ratings"], row["train_args"])
-    runs = [r for r in runs if (r["ratings"], r.get("train_args", "")) != same] + [row]
-    runs.sort(key=lambda r: (r.get("train_args", ""), r["ratings"]))
+
+    def key(r: dict) -> tuple:
+        return r["ratings"], r.get("structure", "popular"), r.get("shape", "movielens"), r.get("train_args", "")
+
+    runs = [r for r in runs if key(r) != key(row)] + [row]
+    runs.sort(key=lambda r: (r.get("shape", "movielens"), r.get("structure", "popular"), r.get("train_args", ""),
+                             r["ratings"]))  # fmt: skip
     path.write_text(json.dumps({"runs": runs}, indent=1, default=float))
 
 
 def plot(runs: list[dict], path: Path) -> None:
-    """Train time and peak memory against ratings, one line per train arguments, log-log, with a
-    line of slope 1 (linear growth) through the 1 M point (else the first) for reference."""
+    """Train time and peak memory against ratings, one line per shape, structure and train
+    arguments, log-log, with a line of slope 1 (linear growth) through the first point of 1 M or more."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
-    for args in sorted({r.get("train_args", "") for r in runs}):
-        sel = sorted((r for r in runs if r.get("train_args", "") == args), key=lambda r: r["ratings"])
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
+    groups = sorted({(r.get("shape", "movielens"), r.get("structure", "popular"), r.get("train_args", ""))
+                     for r in runs})  # fmt: skip
+    for shape, structure, extra in groups:
+        sel = sorted((r for r in runs if (r.get("shape", "movielens"), r.get("structure", "popular"),
+                                          r.get("train_args", "")) == (shape, structure, extra)),
+                     key=lambda r: r["ratings"])  # fmt: skip
         x = [r["ratings"] for r in sel]
-        label = f"recsys train {args}".strip() if args else "recsys train (default: scaling auto)"
+        label = f"{structure} ({shape}{', ' + extra if extra else ''})"
         for ax, key, scale in ((axes[0], "seconds", 1.0), (axes[1], "peak_mb", 1 / 1024)):
             y = [r[key] * scale for r in sel]
-            ax.plot(x, y, "o-", label=label)
-            if args == "" and len(x) > 1:  # from 1 M on where measured: below it fixed costs dominate
+            line = ax.plot(x, y, "o-", label=label)[0]
+            if len(x) > 1:
                 a = next((t for t, n in enumerate(x) if n >= 1_000_000), 0)
-                ax.plot([x[a], x[-1]], [y[a], y[a] * x[-1] / x[a]], "k:", lw=1,
-                        label=f"linear from {x[a]:,} ratings")  # fmt: skip
+                ax.plot([x[a], x[-1]], [y[a], y[a] * x[-1] / x[a]], ":", lw=1, color=line.get_color())
     for ax, ylabel in ((axes[0], "training time (s)"), (axes[1], "peak memory (GB)")):
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("ratings (MovieLens-shaped synthetic)")
+        ax.set_xlabel("ratings (synthetic; dotted: linear growth)")
         ax.set_ylabel(ylabel)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle("recsys train against data size (2 cores, 24 GB)", fontsize=10)
+        ax.legend(fontsize=7)
+    fig.suptitle("recsys train against data size and structure (2 cores, 24 GB)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -193,10 +274,17 @@ def plot(runs: list[dict], path: Path) -> None:
 def _line(row: dict) -> str:
     per_million = row["seconds"] / (row["ratings"] / 1e6)
     phases = ", ".join(f"{k} {v:.1f}" for k, v in sorted(row["phases"].items(), key=lambda kv: -kv[1])[:5])
-    ndcg = ", ".join(f"{k} {v:.4f}" for k, v in row["ndcg@10"].items())
-    return (f"{row['ratings']:>11,} ratings ({row['users']:,} × {row['items']:,}): train {row['seconds']:.1f} s "
-            f"({per_million:.0f} s per million), peak {row['peak_mb']:,.0f} MB, model {row['model_mb']:.0f} MB; "
-            f"AUC {row['auc']['profile']:.4f}; NDCG@10 {ndcg}\n    slowest phases (s): {phases}")  # fmt: skip
+    peers = "; ".join(
+        f"{name} {p['ndcg@10']:.4f} (fit {p['fit_seconds']:.1f} s, {p['process_peak_mb']:,.0f} MB)"
+        if "ndcg@10" in p else f"{name} {'skipped: ' + p['skipped'] if 'skipped' in p else 'failed'}"
+        for name, p in row["peers"].items()
+    )  # fmt: skip
+    ratio = f", {row['train_over_ease_fit']:.1f} × EASE's fit" if "train_over_ease_fit" in row else ""
+    return (f"{row['ratings']:>11,} ratings, {row['structure']} ({row['users']:,} × {row['items']:,}, head "
+            f"{row['head_share']:.2f}, likes {row['like_share']:.2f}): train {row['seconds']:.1f} s ({per_million:.0f} "
+            f"s per million{ratio}), peak {row['peak_mb']:,.0f} MB, model {row['model_mb']:.0f} MB; AUC "
+            f"{row['auc']:.4f}; NDCG@10 {row['ndcg@10']:.4f}; lists {row['lists']['ms_per_user']:.2f} ms a user\n"
+            f"    peers: {peers}\n    slowest phases (s): {phases}")  # fmt: skip
 
 
 if __name__ == "__main__":

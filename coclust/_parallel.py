@@ -27,17 +27,22 @@ def chunk_bounds(weights: np.ndarray, n_chunks: int) -> list[tuple[int, int]]:
 
 def map_chunks(fn, bounds: list[tuple[int, int]], done=None) -> list:
     """``[fn(lo, hi) for lo, hi in bounds]``, on threads when there are several; ``done(k, n)``
-    (optional) is told as the first ``k`` of the ``n`` results are in."""
+    (optional) is told as the first ``k`` of the ``n`` results are in.  The first chunk runs on this
+    thread before the others start: a kernel's first call compiles it (or loads it from numba's
+    cache), and two threads doing that at once crash numba."""
     tell = done or (lambda k, n: None)
-    if len(bounds) <= 1 or n_threads() == 1:
-        out = []
-        for lo, hi in bounds:
+    out = []
+    if bounds:
+        out.append(fn(*bounds[0]))
+        tell(1, len(bounds))
+    rest = bounds[1:]
+    if len(rest) <= 1 or n_threads() == 1:
+        for lo, hi in rest:
             out.append(fn(lo, hi))
             tell(len(out), len(bounds))
         return out
     with ThreadPoolExecutor(max_workers=n_threads()) as pool:
-        out = []
-        for result in pool.map(lambda b: fn(*b), bounds):
+        for result in pool.map(lambda b: fn(*b), rest):
             out.append(result)
             tell(len(out), len(bounds))
         return out

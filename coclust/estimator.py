@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._parallel import chunk_bounds, map_chunks, n_threads
 from ._validation import check_binary_matrix
 from .blocks import Blocks
+from .budget import relax_within
 from .concepts import ConceptBudgetExceeded, _regions_concepts
 from .lsh import DEFAULT_MEMORY, duplicate_rows, find_seeds
 from .minhash import HashFamily
@@ -83,6 +84,13 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         Budget for step 4 over all regions; exceeding it raises
         :class:`~coclust.inclose.ConceptBudgetExceeded` rather than running
         out of memory.
+    budget : float or None, default=None
+        The work budget: the relaxed co-clusters hold at most ``budget × nnz(X)`` memberships
+        (objects plus features).  When the concepts of step 4 would relax into more, each object
+        and each feature keeps its most selective concepts (fewest objects first), as many as fit,
+        and only those are relaxed: the relaxation's work, the co-clusters and the memory then
+        follow the relation's size whatever its structure (see :mod:`coclust.budget`).  A budget
+        that does not bind changes nothing.  ``None``: unbounded (the paper).
     binarize : float or None, default=None
         ``None``: ``X`` must hold 0/1 only (anything else is an error).  A number ``t``: the entries
         above ``t`` are the relations (as scikit-learn's ``BernoulliNB(binarize=t)``).
@@ -125,6 +133,9 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
     lsh_stats_ : dict
         For each orientation: the estimated key pairs, one or two passes, the sketch size and
         the pairs kept.
+    budget_stats_ : dict
+        With a ``budget``: the per-entity cap it set (``level``; ``None`` when it did not bind),
+        the concepts relaxed and kept, their memberships and the limit.  Empty without one.
 
     Notes
     -----
@@ -174,6 +185,7 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         "assign_uncovered": [BOOLEAN],
         "max_concepts": [Interval(int, 1, None)],
         "lsh_memory": [Interval(int, 1 << 20, None)],
+        "budget": [NONE, Interval(float, 0, None, closed="neither")],
         "binarize": [NONE, Interval(float)],
         "backend": [Options("local", "dask")],
         "scheduler": [Instance(object, description="an address, a distributed.Client or None")],
@@ -195,6 +207,7 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         assign_uncovered: bool = False,
         max_concepts: int = 2_000_000,
         lsh_memory: int = DEFAULT_MEMORY,
+        budget: float | None = None,
         binarize: float | None = None,
         backend: str = "local",
         scheduler=None,
@@ -212,6 +225,7 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         self.assign_uncovered = assign_uncovered
         self.max_concepts = max_concepts
         self.lsh_memory = lsh_memory
+        self.budget = budget
         self.binarize = binarize
         self.backend = backend
         self.scheduler = scheduler
@@ -272,8 +286,7 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
             with _timed(timings, "relax", tell):  # step 5: relaxation, once per distinct feature set
                 cc = cc.select(unique_by_cols(cc))
                 self.n_concepts_ = len(cc)
-                cc = relax(D, Dt, cc.col_ptr, cc.col_idx, self.min_density, self.min_rows, self.min_cols,
-                           self.lsh_memory, done=lambda k, n: tell("relax", k / n), on=relax_on)  # fmt: skip
+                cc = self._relax(D, Dt, cc, relax_on, tell)
         with _timed(timings, "merge", tell):  # step 6: merge equal feature sets
             cc = merge_equal_columns(D, cc, self.min_density, self.min_rows)
             if self.assign_uncovered:
@@ -284,6 +297,19 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         self.timings_ = timings
         self._keep(cc, kept, n_obj)
         return self
+
+    def _relax(self, D, Dt, concepts: Blocks, relax_on, tell) -> Blocks:
+        """Step 5 on ``concepts``: all of them, or within the ``budget`` (:mod:`coclust.budget`)."""
+        self.budget_stats_ = {}
+
+        def run(blocks: Blocks, done=None, with_origin=False):
+            return relax(D, Dt, blocks.col_ptr, blocks.col_idx, self.min_density, self.min_rows, self.min_cols,
+                         self.lsh_memory, done=done, on=relax_on, with_origin=with_origin)  # fmt: skip
+
+        if self.budget is None:
+            return run(concepts, done=lambda k, n: tell("relax", k / n))
+        return relax_within(concepts, lambda blocks: run(blocks, with_origin=True), self.budget * D.nnz, *D.shape,
+                            report=self.budget_stats_)  # fmt: skip
 
     def _relation(self, X) -> sp.csr_matrix:
         """``X`` as the canonical binary CSR relation (Dask collections and Parquet paths read)."""

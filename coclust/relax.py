@@ -82,6 +82,7 @@ def _relax_chunk(
     o_cptr = np.zeros(hi - lo + 1, dtype=np.int64)
     o_ridx = np.empty(1024, dtype=np.int64)
     o_cidx = np.empty(1024, dtype=np.int64)
+    origin = np.empty(hi - lo, dtype=np.int64)
     n = 0
     words = col_bits.shape[1]
     planes = np.zeros((64, max(1, words)), dtype=np.uint64)
@@ -165,8 +166,9 @@ def _relax_chunk(
             continue
         sort_nonnegative(touched_c, nc)
         o_ridx, o_cidx = append_block(o_rptr, o_ridx, o_cptr, o_cidx, n, rows, nr, touched_c, nc)
+        origin[n] = g
         n += 1
-    return o_rptr[: n + 1], o_ridx[: o_rptr[n]], o_cptr[: n + 1], o_cidx[: o_cptr[n]]
+    return o_rptr[: n + 1], o_ridx[: o_rptr[n]], o_cptr[: n + 1], o_cidx[: o_cptr[n]], origin[:n]
 
 
 @numba.njit(inline="always")
@@ -234,6 +236,7 @@ def _closure_chunk(csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols, col_ptr, 
     o_cptr = np.zeros(hi - lo + 1, dtype=np.int64)
     o_ridx = np.empty(1024, dtype=np.int64)
     o_cidx = np.empty(1024, dtype=np.int64)
+    origin = np.empty(hi - lo, dtype=np.int64)
     n = 0
     for g in range(lo, hi):
         B = col_idx[col_ptr[g] : col_ptr[g + 1]]
@@ -246,8 +249,9 @@ def _closure_chunk(csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols, col_ptr, 
         if nc < min_cols:
             continue
         o_ridx, o_cidx = append_block(o_rptr, o_ridx, o_cptr, o_cidx, n, rows, nr, cols, nc)
+        origin[n] = g
         n += 1
-    return o_rptr[: n + 1], o_ridx[: o_rptr[n]], o_cptr[: n + 1], o_cidx[: o_cptr[n]]
+    return o_rptr[: n + 1], o_ridx[: o_rptr[n]], o_cptr[: n + 1], o_cidx[: o_cptr[n]], origin[:n]
 
 
 def unique_by_cols(blocks: Blocks) -> np.ndarray:
@@ -256,8 +260,9 @@ def unique_by_cols(blocks: Blocks) -> np.ndarray:
 
 
 def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: int, memory: int,
-          done=None, on=None) -> Blocks:  # fmt: skip
+          done=None, on=None, with_origin: bool = False):  # fmt: skip
     """Relax the co-clusters with columns ``col_idx[col_ptr[i]:col_ptr[i+1]]``; drop the too small.
+    With ``with_origin``, also the index ``i`` each relaxed co-cluster came from: ``(Blocks, origin)``.
 
     Below density 1 the counts use column bitsets when their two copies fit in half of
     ``memory`` bytes (the estimator's working-memory budget), index lists otherwise.
@@ -266,7 +271,11 @@ def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: 
     (``args``: those of :func:`relax_inputs`; ``cost``: each co-cluster's share of the work) —
     by default this process's threads; :func:`coclust.dask.relax_on` runs them on a Dask cluster."""
     args = (X, Xt, col_ptr, col_idx, float(min_density), int(min_rows), int(min_cols), int(memory))
-    return Blocks.concat((on or _here)(args, np.diff(col_ptr), done))
+    parts = (on or _here)(args, np.diff(col_ptr), done)
+    if not with_origin:
+        return Blocks.concat(parts)
+    origin = np.concatenate([p[4] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+    return Blocks.concat(parts), origin
 
 
 def _here(args: tuple, cost: np.ndarray, done=None) -> list:
@@ -300,7 +309,7 @@ def relax_inputs(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min
 
 def relax_chunk(inputs: tuple, lo: int, hi: int) -> tuple:
     """The relaxed co-clusters ``lo..hi`` (too small ones dropped) as the four arrays of a
-    :class:`Blocks`, from :func:`relax_inputs`."""
+    :class:`Blocks` and the index each came from, from :func:`relax_inputs`."""
     kind, head, tail = inputs
     return (_closure_chunk if kind == "closure" else _relax_chunk)(*head, lo, hi, *tail)
 

@@ -72,6 +72,9 @@ def test_candidates_are_the_best_by_score_and_by_popularity():
     listable = np.array([True, False, True, True, True, True, True])
     assert candidates(key, pop, listable, 2).tolist() == [0, 2, 4, 5]
     assert candidates(key, pop, listable, 10).tolist() == [0, 2, 3, 4, 5]
+    # ties at the n-th value are taken by index (a person whose items all score 0, say)
+    flat, same = np.zeros(8), np.ones(8)
+    assert candidates(flat, same, np.ones(8, dtype=bool), 3).tolist() == [0, 1, 2]
 
 
 def test_every_listed_score_is_its_parts(blended):

@@ -107,3 +107,39 @@ def test_members_holding_counts_every_member(seed):
     members_holding(groups.ptr, groups.idx, *held._int64_rows, cand.ptr, cand.idx, n_cols, 0, n_users, count)
     assert count.tolist() == want
     assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
+
+
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), shrinkage=st.sampled_from([0.0, 1.0, 2.5]),
+       anchor_is_row=st.booleans())  # fmt: skip
+def test_compiled_pair_votes_are_the_vectorised_votes(seed, k, shrinkage, anchor_is_row):
+    """Many pairs (the held-out terms): each pair's walk stops at its k-th neighbour with a value;
+    the vectorised definition (kept as the path that also returns the neighbours used) expands
+    them all.  The same floats."""
+    rng = np.random.default_rng(seed)
+    n_users, n_items = int(rng.integers(1, 12)), int(rng.integers(1, 15))
+    table = _random_csr(rng, n_users, n_items, float(rng.random()))
+    n_anchors = n_users if anchor_is_row else n_items
+    nb = _random_neighbours(rng, n_anchors, n_anchors, n_anchors)
+    n_pairs = int(rng.integers(0, 30))
+    anchor = rng.integers(0, n_anchors, size=n_pairs)
+    other = rng.integers(0, n_items if anchor_is_row else n_users, size=n_pairs)
+    compiled = votes(nb, anchor, other, table, anchor_is_row, k, shrinkage)
+    vectorised, _ = votes(nb, anchor, other, table, anchor_is_row, k, shrinkage, detail=True)
+    _same(vectorised, compiled)
+
+
+@given(seed=st.integers(0, 2**32 - 1), weighted=st.booleans())
+def test_compiled_pair_sums_are_the_item_models_scores(seed, weighted):
+    from recsys.model._pair_kernels import sums_of_pairs
+    from recsys.model.item_model import scores, weighted_scores
+
+    rng = np.random.default_rng(seed)
+    n_users, n_items = int(rng.integers(1, 10)), int(rng.integers(1, 15))
+    W = _random_csr(rng, n_items, n_items, float(rng.random()))
+    sources = _random_csr(rng, n_users, n_items, float(rng.random()), values=weighted)
+    users = rng.integers(0, n_users, size=int(rng.integers(0, 30)))
+    items = rng.integers(0, n_items, size=len(users))
+    got = sums_of_pairs(W, sources, users, items)
+    for t, (u, i) in enumerate(zip(users, items, strict=True)):
+        row = weighted_scores(W, sources.row(u), sources.row_values(u)) if weighted else scores(W, sources.row(u))
+        assert got[t] == row[i]

@@ -131,3 +131,35 @@ def test_scale_results_keep_one_run_per_size_and_arguments(tmp_path):
     ]
     plot(runs, tmp_path / "p.png")
     assert (tmp_path / "p.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("head", [0.4, 0.7, 0.95])
+def test_the_head_is_rated_by_the_share_asked(head):
+    ratings, _ = generate(Shape.like_movielens(60_000, head=head))
+    share = ratings["item"].value_counts().iloc[0] / ratings["user"].nunique()
+    assert abs(share - head) < 0.04
+
+
+def test_like_share_and_tastes_are_knobs():
+    base = Shape.like_movielens(40_000, seed=2)
+    ratings, _ = generate(replace(base, like_share=0.6))
+    assert abs((ratings["rating"] > 2).mean() - 0.6) < 0.01
+    assert np.allclose(replace(base, like_share=0.6).star_shares().sum(), 1.0)
+
+    # stronger tastes: a user's ratings depend more on the user (less on the movie's quality alone)
+    def spread_within_items(taste: float) -> float:
+        r, _ = generate(replace(base, taste=taste, noise=0.2))
+        return r.groupby("item")["rating"].std().mean()
+
+    assert spread_within_items(3.0) > spread_within_items(0.0) + 0.2
+    for bad, match in ((dict(head=1.0), "head"), (dict(like_share=0.0), "like_share"), (dict(taste=-1.0), "taste")):
+        with pytest.raises(ValueError, match=match):
+            generate(replace(base, **bad))
+
+
+def test_command_line_names_a_structure(tmp_path):
+    r = generator("--ratings", "20000", "--structure", "concentrated", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    ratings = pd.read_csv(tmp_path / "ratings.csv")
+    assert ratings["item"].value_counts().iloc[0] / ratings["user"].nunique() > 0.9
+    assert abs((ratings["rating"] > 2).mean() - 0.86) < 0.01

@@ -161,9 +161,10 @@ class ProfileMethod(Method):
         """:meth:`rank` of a block of users, the catalogue's ids looked up once (per user, the
         look-up of 59 k ids and a sort nobody reads took 24 minutes of 162 k users' lists)."""
         model = self.model
-        rows = model.profiles_.user_index(users)
-        people = [model._person(u) if u >= 0 else None for u in rows]
-        return _list_block(model, people, model.profiles_.item_index(catalogue))
+        fp = model.profiles_
+        rows = fp.user_index(users)
+        people = [(fp.ratings.row(u), fp.ratings.row_values(u)) if u >= 0 else None for u in rows]
+        return _list_block(model, people, fp.item_index(catalogue))
 
     def fold_in_block(self, histories: list, catalogue) -> np.ndarray:
         """The list scores for new people, folded in from their ratings (nothing refitted)."""
@@ -172,8 +173,7 @@ class ProfileMethod(Method):
         people = []
         for items, ratings in histories:
             idx, known = cols[items], cols[items] >= 0
-            people.append(model._person_of(idx[known], np.asarray(ratings, dtype=np.float64)[known])
-                          if known.any() else None)  # fmt: skip
+            people.append((idx[known], np.asarray(ratings, dtype=np.float64)[known]) if known.any() else None)
         return _list_block(model, people, cols)
 
     def with_evidence(self, groups) -> ProfileMethod:
@@ -185,14 +185,12 @@ class ProfileMethod(Method):
 
 
 def _list_block(model, people: list, cols: np.ndarray) -> np.ndarray:
-    """Rows of the model's list scores (:meth:`~recsys.model.ProfileRecommender.list_key`; the
-    person's rated items -inf) at the catalogue's item indices ``cols`` (-1: unknown,
-    -inf), one per person (None: nobody the model can read, -inf throughout)."""
+    """Rows of the model's list scores (:meth:`~recsys.model.ProfileRecommender.list_score_rows`;
+    the person's rated items -inf) at the catalogue's item indices ``cols`` (-1: unknown, -inf), one
+    per person (``(item indices, ratings)``, or None: nobody the model can read, -inf throughout)."""
     out = np.full((len(people), len(cols)), -np.inf)
     known = cols >= 0
-    for r, person in enumerate(people):
-        if person is not None:
-            out[r, known] = model.list_key(person, person.items).score[cols[known]]
+    out[:, known] = model.list_score_rows(people)[:, cols[known]]
     return out
 
 

@@ -48,6 +48,15 @@ def sparse_entries(indptr, indices, data, S, j):
     return out
 
 
+@numba.njit("float64[::1](int64[::1], int64[::1], float64[::1], int64[::1], int64[::1])", nogil=True, cache=True)
+def gram_entries(indptr, indices, data, rows, cols):
+    """``G[rows[t], cols[t]]`` of a sparse ``G`` for every ``t`` (binary searches)."""
+    out = np.empty(len(rows))
+    for t in range(len(rows)):
+        out[t] = entry(indptr, indices, data, rows[t], cols[t])
+    return out
+
+
 @numba.njit("Tuple((float64[:, ::1], float64[::1]))(int64[::1], int64[::1], float64[::1], int64[::1], int64, float64)",
             nogil=True, cache=True)  # fmt: skip
 def sparse_system(indptr, indices, data, S, j, l2):
@@ -79,3 +88,32 @@ def sparse_system(indptr, indices, data, S, j, l2):
         A[a, a] += l2
         b[a] = entry(indptr, indices, data, row, j)
     return A, b
+
+
+@numba.njit(nogil=True, cache=True)
+def dense_gram_rows(c_ptr, c_idx, c_val, ptr, idx, val, G, lo, hi):
+    """Rows ``lo..hi-1`` of ``G = X'X``: row ``a`` sums ``X[u, a] · X[u, :]`` over the users ``u`` of
+    column ``a`` (``c_*``: ``X`` by columns, users in increasing order; ``ptr``/``idx``/``val``: by
+    rows) — the order, hence the floats, of scipy's sparse product, one row of ``G`` in cache at a
+    time.  Threads given disjoint row ranges never write the same cell."""
+    for a in range(lo, hi):
+        for p in range(c_ptr[a], c_ptr[a + 1]):
+            u = c_idx[p]
+            va = c_val[p]
+            for q in range(ptr[u], ptr[u + 1]):
+                G[a, idx[q]] += va * val[q]
+
+
+@numba.njit(nogil=True, cache=True)
+def keep_top(ptr, colike, cap, keep, lo, hi):
+    """For rows ``lo..hi-1`` longer than ``cap``: flag in ``keep`` the ``cap`` entries of largest
+    ``colike``, ties by position (a row's entries are in increasing index: ties by index)."""
+    for j in range(lo, hi):
+        start, end = ptr[j], ptr[j + 1]
+        if end - start <= cap:
+            for p in range(start, end):
+                keep[p] = True
+            continue
+        order = np.argsort(-colike[start:end], kind="mergesort")  # stable: equal co-likes by index
+        for t in range(cap):
+            keep[start + order[t]] = True

@@ -40,20 +40,27 @@ def positions_in_rows(ptr, idx, n_cols, keys):
 
 
 @numba.njit(nogil=True, cache=True)
-def mark_shared(order, c_ptr, c_idx, w_ptr, w_idx, count, largest):
-    """For co-clusters visited in ``order`` (rows of ``c_ptr``/``c_idx``: their sorted items), add
-    one to ``count`` at every stored pair ``(i, j)`` of a co-cluster's items in the matrix
-    ``w_ptr``/``w_idx``, and set ``largest`` there to the first co-cluster that holds it."""
-    for c in order:
-        lo, hi = c_ptr[c], c_ptr[c + 1]
-        for a in range(lo, hi):
-            i = c_idx[a]
-            for b in range(lo, hi):
-                p = position_in_row(w_ptr, w_idx, i, c_idx[b])
+def shared_by_rank(r_ptr, r_idx, order, c_ptr, c_idx, w_ptr, w_idx, count, largest, lo, hi):
+    """For the items ``lo..hi-1`` (rows of the matrix ``w_ptr``/``w_idx``): at every stored pair
+    ``(i, j)``, how many co-clusters hold both items (``count``) and the first of them in the
+    visiting order (``largest``).  ``r_ptr``/``r_idx``: each item's co-clusters by rank in that order
+    (``order[rank]`` is the co-cluster), ``c_ptr``/``c_idx``: each co-cluster's items.  Each item's
+    partners are flagged densely, then its co-clusters walked: no search."""
+    n_items = len(w_ptr) - 1
+    slot = np.full(n_items, -1, dtype=np.int64)  # a partner's position in the item's row
+    for i in range(lo, hi):
+        for p in range(w_ptr[i], w_ptr[i + 1]):
+            slot[w_idx[p]] = p
+        for q in range(r_ptr[i], r_ptr[i + 1]):
+            c = order[r_idx[q]]
+            for b in range(c_ptr[c], c_ptr[c + 1]):
+                p = slot[c_idx[b]]
                 if p >= 0:
                     count[p] += 1
                     if largest[p] < 0:
                         largest[p] = c
+        for p in range(w_ptr[i], w_ptr[i + 1]):
+            slot[w_idx[p]] = -1
 
 
 @numba.njit(nogil=True, cache=True)

@@ -5,8 +5,9 @@ Everything a score needs of a user is computed from the ratings given, against t
 baseline's alternating means, the movies' biases fixed), the rating residuals, the items liked
 (the item model's input), and the user's co-clusters — a like (dislike) co-cluster takes the person
 when they liked (disliked) at least ``min_density`` of its movies, the rule step 5 of HBLCoClust
-uses to relax a co-cluster over the rows — hence their co-cluster neighbours, with the same
-similarity as the training users' (:mod:`recsys.model.neighbours`).
+uses to relax a co-cluster over the rows; where the training users were held to a budget of
+co-clusters, the person keeps as many, the most selective — hence their co-cluster neighbours, with
+the same similarity as the training users' (:mod:`recsys.model.neighbours`).
 """
 
 from __future__ import annotations
@@ -49,15 +50,17 @@ class NewUser:
         residuals = Csr(np.array([0, len(items)]), items, resid, (1, fp.n_items))
         like = ratings > fp.like_threshold
         chosen = {
-            "like": _joined(fp.like, items[like], densities["like"]),
-            "dislike": _joined(fp.dislike, items[~like], densities["dislike"]),
+            "like": _joined(fp.like, items[like], densities["like"], fp.user_budget),
+            "dislike": _joined(fp.dislike, items[~like], densities["dislike"], fp.user_budget),
         }
         nbrs = {side: _neighbours(fp.coclusters(side), chosen[side], fp.n_users, n_neighbours) for side in SIDES}
         return cls(items, ratings, bias, residuals, items[like], (int(like.sum()), int((~like).sum())), chosen, nbrs)
 
 
-def _joined(cc: CoClusters, mine: np.ndarray, density: float) -> np.ndarray:
-    """The co-clusters with at least ``density`` of their items among ``mine`` (distinct indices)."""
+def _joined(cc: CoClusters, mine: np.ndarray, density: float, budget: int = 0) -> np.ndarray:
+    """The co-clusters with at least ``density`` of their items among ``mine`` (distinct indices);
+    with a ``budget``, only that many of them, those with the fewest users (ties by index), as a
+    training user keeps (:func:`recsys.model.learning.most_selective`)."""
     if not len(mine) or not len(cc):
         return np.zeros(0, dtype=np.int64)
     from ._person_kernels import items_held
@@ -66,7 +69,10 @@ def _joined(cc: CoClusters, mine: np.ndarray, density: float) -> np.ndarray:
     # few ratings touch a small part of them
     held = items_held(cc.of_item.ptr, cc.of_item.idx, np.asarray(mine, dtype=np.int64), len(cc))
     sizes = cc.items.lengths
-    return np.flatnonzero((sizes > 0) & (held >= density * sizes - DENSITY_TOLERANCE))
+    joined = np.flatnonzero((sizes > 0) & (held >= density * sizes - DENSITY_TOLERANCE))
+    if budget and len(joined) > budget:
+        joined = np.sort(joined[np.lexsort((joined, cc.users.lengths[joined]))[:budget]])
+    return joined
 
 
 def _neighbours(cc: CoClusters, mine: np.ndarray, n_users: int, k: int) -> Neighbours:

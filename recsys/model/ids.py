@@ -41,19 +41,49 @@ class IdIndex:
     """Index of each raw id in ``ids`` (a vocabulary made by :func:`id_array`), -1 when unknown.
 
     When the ids are integers, an id written as text (``"42"``) or as an integral float finds
-    its integer; otherwise ids are compared as text.
+    its integer; otherwise ids are compared as text.  An array of integers (or of text, for a
+    text vocabulary) is looked up at once by binary search in the sorted vocabulary; other
+    inputs one by one.
     """
 
     def __init__(self, ids: np.ndarray):
         self.numeric = ids.dtype.kind in "iu"
-        self._index = {v: i for i, v in enumerate(ids.tolist())}
+        self._ids = ids
+        self._sorted = len(ids) < 2 or bool(np.all(ids[1:] > ids[:-1]))
+
+    @property
+    def _index(self) -> dict:
+        if "_by_id" not in self.__dict__:
+            self._by_id = {v: i for i, v in enumerate(self._ids.tolist())}
+        return self._by_id
 
     def __call__(self, ids) -> np.ndarray:
+        keys = self._array_keys(ids)
+        if keys is not None:
+            pos = np.minimum(np.searchsorted(self._ids, keys), max(len(self._ids) - 1, 0))
+            hit = self._ids[pos] == keys if len(self._ids) else np.zeros(len(keys), dtype=bool)
+            return np.where(hit, pos, -1).astype(np.int64)
         ids = ids.tolist() if isinstance(ids, np.ndarray) else list(ids)
+        index = self._index
         out = np.empty(len(ids), dtype=np.int64)
         for t, x in enumerate(ids):
-            out[t] = self._index.get(self._key(x), -1)
+            out[t] = index.get(self._key(x), -1)
         return out
+
+    def _array_keys(self, ids) -> np.ndarray | None:
+        """``ids`` as keys comparable with the sorted vocabulary, or None when they must be read
+        one by one (text for a numeric vocabulary, non-integral floats, objects)."""
+        if not (isinstance(ids, np.ndarray) and self._sorted and ids.ndim == 1):
+            return None
+        kind = ids.dtype.kind
+        if self.numeric:
+            if kind == "i" or (kind == "u" and (len(ids) == 0 or ids.max() <= np.iinfo(np.int64).max)):
+                return ids.astype(np.int64, copy=False)
+            if kind == "f" and np.isfinite(ids).all() and (ids == np.floor(ids)).all():
+                if len(ids) == 0 or np.abs(ids).max() < 2**63:
+                    return ids.astype(np.int64)
+            return None
+        return ids if kind == "U" else None
 
     def _key(self, x):
         if isinstance(x, np.generic):

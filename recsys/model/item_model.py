@@ -35,7 +35,7 @@ import numpy as np
 
 from .csr import Csr
 from .ids import distinct
-from .threads import cores
+from .threads import cores, in_threads
 
 # item catalogues up to this size use one dense Gram matrix (8 × items² bytes: 0.5 GB at 8,000);
 # larger ones too when at least DENSE_GRAM_SHARE of its cells are non-zero and the dense form fits
@@ -113,16 +113,15 @@ def _dense_to_csr(W: np.ndarray, block: int = 256) -> Csr:
 
 
 def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None, budget: float = FLOP_BUDGET,
-                 done=None) -> Csr:  # fmt: skip
+                 max_partners: int | None = None, done=None) -> Csr:  # fmt: skip
     """The ridge weights ``W`` (items × items; row: the item liked, column: the item scored) of
     every item's column on the columns of its support (module docstring); ``liked`` may carry
     values (the rating residuals, say) instead of ones.  The per-item solves run on ``threads``
     threads (default: every core), each with one BLAS thread.  An item's solve costs the cube of
-    its support: when they would exceed ``budget`` flops, each item keeps the partners it is
-    most liked with (see :func:`capped_support`).  ``done(share)`` is told as the solves complete
-    (the share of their flops)."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    its support: when they would exceed ``budget`` flops, or an item has more than
+    ``max_partners``, each item keeps the partners it is most liked with (see
+    :func:`capped_support`).  ``done(share)`` is told as the solves complete (the share of their
+    flops).  The weights' pattern is the support solved on: ``W.transpose()`` gives it back."""
     from threadpoolctl import threadpool_limits
 
     n = support.n_rows
@@ -131,7 +130,7 @@ def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None
     X = liked.to_scipy().tocsc().astype(np.float64)[:, active]
     G = gram(X)
     m = len(active)
-    support = capped_support(_restrict(support, active), G, budget)
+    support = capped_support(_restrict(support, active), G, budget, max_partners)
     if threads is None:
         threads = cores()
     # chunks of similar cost (a solve costs |S|^3), a few per thread so that none waits long
@@ -140,9 +139,9 @@ def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None
     edges = np.unique(np.r_[0, cuts, m]).astype(int)
     if done is not None:
         done(0.0)
-    with threadpool_limits(1, "blas"), ThreadPoolExecutor(max_workers=threads) as pool:
+    with threadpool_limits(1, "blas"):
         parts, bounds = [], list(zip(edges[:-1], edges[1:]))
-        for (_, hi), part in zip(bounds, pool.map(lambda b: _solve(G, support, l2, *b), bounds)):
+        for (_, hi), part in zip(bounds, in_threads(lambda b: _solve(G, support, l2, *b), bounds, threads)):
             parts.append(part)
             if done is not None:
                 done(cost[hi - 1] / cost[-1])
@@ -152,13 +151,38 @@ def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None
 
 def gram(X):
     """``X'X`` of a scipy sparse matrix: a dense array (see ``DENSE_GRAM_ITEMS``) or a
-    :class:`SparseGram`, whose entries the kernels find by binary search in each row."""
+    :class:`SparseGram`, whose entries the kernels find by binary search in each row.  Up to
+    ``DENSE_GRAM_ITEMS`` columns it is accumulated densely by a compiled kernel on every core (the
+    floats of the sparse product)."""
+    m = X.shape[1]
+    if m <= DENSE_GRAM_ITEMS:
+        return _dense_gram(X)
     G = (X.T @ X).tocsr()
-    m = G.shape[0]
-    if m <= DENSE_GRAM_ITEMS or (G.nnz >= DENSE_GRAM_SHARE * m * m and 8 * m * m <= DENSE_GRAM_BYTES):
+    if G.nnz >= DENSE_GRAM_SHARE * m * m and 8 * m * m <= DENSE_GRAM_BYTES:
         return G.toarray()
     G.sort_indices()
     return SparseGram(G.indptr.astype(np.int64), G.indices.astype(np.int64), G.data.astype(np.float64))
+
+
+def _dense_gram(X) -> np.ndarray:
+    """``X'X`` as a dense array, rows in ranges on every core (:func:`_gram_kernels.dense_gram_rows`)."""
+    from ._gram_kernels import dense_gram_rows
+    from ._pair_kernels import run_ranges
+
+    rows, cols = X.tocsr(), X.tocsc()
+    rows.sort_indices()
+    cols.sort_indices()
+    m = X.shape[1]
+    G = np.zeros((m, m))
+    by_row = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data.astype(np.float64))
+    by_col = (cols.indptr.astype(np.int64), cols.indices.astype(np.int64), cols.data.astype(np.float64))
+    # ranges of rows of about equal work (row a's: the entries of the users holding item a)
+    degree = np.diff(by_row[0]).astype(np.float64)
+    work = np.cumsum(np.bincount(by_row[1], weights=np.repeat(degree, np.diff(by_row[0])), minlength=m))
+    cuts = np.searchsorted(work, work[-1] * np.arange(1, 4 * cores()) / (4 * cores())) if m else []
+    edges = np.unique(np.r_[0, cuts, m]).astype(int)
+    run_ranges(dense_gram_rows, list(zip(edges[:-1], edges[1:], strict=True)), *by_col, *by_row, G)
+    return G
 
 
 def _restrict(support: Csr, active: np.ndarray) -> Csr:
@@ -172,31 +196,38 @@ def _restrict(support: Csr, active: np.ndarray) -> Csr:
     return Csr(ptr, local[support.idx[pos]], values, (len(active), len(active)))
 
 
-def capped_support(support: Csr, G, budget: float = FLOP_BUDGET) -> Csr:
+def capped_support(support: Csr, G, budget: float = FLOP_BUDGET, max_partners: int | None = None) -> Csr:
     """``support`` with at most ``K`` partners per item, ``K`` the largest cap whose solves fit in
-    ``budget`` flops (``sum_j min(|S_j|, K)^3 / 3``); an item over the cap keeps the partners it
-    shares the most likes with (``G[i, j]``).  Unchanged when the whole support fits.
+    ``budget`` flops (``sum_j min(|S_j|, K)^3 / 3``), and at most ``max_partners``; an item over
+    the cap keeps the partners it shares the most likes with (``G[i, j]``, ties by index).
+    Unchanged when the whole support fits.
 
     On catalogues with hub movies (ml-latest-small: supports up to 4,000 movies) the exact solves
     would take thousands of times longer than the rest of training; on MovieLens 100K the support
     fits (68 GFlop) and nothing is cut."""
-    from ._gram_kernels import sparse_entries
+    from ._gram_kernels import gram_entries, keep_top
+    from ._pair_kernels import run_in_ranges
 
     sizes = support.lengths.astype(np.float64)
-    if (sizes**3).sum() / 3 <= budget:
+    cap = int(sizes.max()) if support.n_rows else 0
+    if (sizes**3).sum() / 3 > budget:
+        lo, hi = 1, cap
+        while lo < hi:  # the largest cap within the budget
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if (np.minimum(sizes, mid) ** 3).sum() / 3 <= budget else (lo, mid - 1)
+        cap = lo
+    if max_partners is not None:
+        cap = min(cap, int(max_partners))
+    if not support.n_rows or sizes.max() <= cap:
         return support
-    lo, hi = 1, int(sizes.max())
-    while lo < hi:  # the largest cap within the budget
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if (np.minimum(sizes, mid) ** 3).sum() / 3 <= budget else (lo, mid - 1)
-    rows = []
-    for j in range(support.n_rows):
-        S = support.row(j)
-        if len(S) > lo:
-            colike = G[S, j] if isinstance(G, np.ndarray) else sparse_entries(G.indptr, G.indices, G.data, S, j)
-            S = np.sort(S[np.argsort(-colike, kind="stable")[:lo]])
-        rows.append(S)
-    capped = Csr.from_lists(rows, support.shape[1])
+    # every entry's co-likes, then per item the ``cap`` largest (ties by partner index)
+    if isinstance(G, np.ndarray):
+        colike = G[support.idx, support.row_of]
+    else:
+        colike = gram_entries(G.indptr, G.indices, G.data, support.idx, support.row_of)
+    keep = np.zeros(support.nnz, dtype=bool)
+    run_in_ranges(keep_top, support.n_rows, support.ptr, colike, int(cap), keep, size=256)
+    capped = support.select(keep)
     return capped.with_values(np.ones(capped.nnz))
 
 

@@ -45,7 +45,7 @@ from .profiles import CoClusters, FittedProfiles
 from .progress import COCLUSTER_STEPS, tell
 from .ratings import check_ratings, rating_baseline
 from .settings import RECOMMENDER_PARAMS, SIDES
-from .threads import cores
+from .threads import cores, in_threads
 
 
 def fit_profiles(
@@ -66,6 +66,7 @@ def fit_profiles(
     progress=None,
     universe=None,
     user_budget: int | None = None,
+    max_partners: int | None = None,
 ) -> tuple[FittedProfiles, dict]:
     """Learn the profiles of ``ratings`` (``user, item, rating``).
 
@@ -105,6 +106,10 @@ def fit_profiles(
     user_budget : int, optional
         Each user stays in at most this many co-clusters of each side, those with the fewest
         users (the most selective; :func:`most_selective`).  Unbounded by default.
+    max_partners : int, optional
+        The item model's weights of an item use at most this many partners, those it shares the
+        most likes with (:func:`~recsys.model.item_model.capped_support`); the residual model
+        uses the same pairs.  Unbounded by default (but for the solves' flop budget).
 
     Returns
     -------
@@ -128,10 +133,10 @@ def fit_profiles(
     with _timed(timings, "neighbours"):
         say("neighbourhoods")
         nbrs = _neighbourhoods(coclusters, vocab, neighbours, n_neighbours, like_threshold, say)
-    fp = vocab.profiles(coclusters, nbrs, like_threshold, features)
+    fp = vocab.profiles(coclusters, nbrs, like_threshold, features, user_budget or 0)
     if item_l2 is not None:
         with _timed(timings, "item_model"):
-            fp = _item_model(fp, item_l2, item_support, residual_model, random_state, say)
+            fp = _item_model(fp, item_l2, item_support, residual_model, random_state, say, max_partners)
         pairs = fp.pair_support.nnz
         report["item_model"] = {"support_pairs": int(pairs), "l2": float(item_l2),
                                 "support_share": pairs / max(fp.n_items * (fp.n_items - 1), 1)}  # fmt: skip
@@ -202,7 +207,8 @@ class _Vocabulary:
         IA = Csr.from_pairs(a_items, a_attrs, (len(items_vocab), len(attributes)))
         return cls(users, items_vocab, attributes, attrs_df, R, IA, _titles(items, items_vocab), rating_baseline(R))
 
-    def profiles(self, coclusters: dict, neighbours: dict, like_threshold: float, features: str) -> FittedProfiles:
+    def profiles(self, coclusters: dict, neighbours: dict, like_threshold: float, features: str,
+                 user_budget: int = 0) -> FittedProfiles:  # fmt: skip
         mean, user_bias, item_bias = self.baseline
         return FittedProfiles(
             users=self.users,
@@ -219,6 +225,7 @@ class _Vocabulary:
             dislike=coclusters["dislike"],
             neighbours=neighbours,
             features=features,
+            user_budget=int(user_budget),
         )
 
 
@@ -334,7 +341,8 @@ def _neighbourhoods(coclusters: dict, vocab: _Vocabulary, neighbours: str, n_nei
     return nbrs
 
 
-def _item_model(fp: FittedProfiles, l2: float, support: str, residual_model: bool, seed: int, say) -> FittedProfiles:
+def _item_model(fp: FittedProfiles, l2: float, support: str, residual_model: bool, seed: int, say,
+                max_partners: int | None = None) -> FittedProfiles:  # fmt: skip
     """The item model's weights (and the residual model's), on the co-clusters' pairs, or on the
     controls' (``random``: as many random pairs; ``all``: every pair)."""
     pairs = fp.pair_support
@@ -343,14 +351,18 @@ def _item_model(fp: FittedProfiles, l2: float, support: str, residual_model: boo
     if support == "random":
         pairs = random_support(pairs, seed)
 
-    def solve(table: Csr, what: str) -> Csr:
+    def solve(table: Csr, what: str, pairs: Csr) -> Csr:
         if support == "all":
             return full_weights(table, l2)
-        return item_weights(table, pairs, l2, done=lambda f: tell(say, f, what))
+        return item_weights(table, pairs, l2, max_partners=max_partners, done=lambda f: tell(say, f, what))
 
-    fp = dataclasses.replace(fp, item_weights=solve(fp.liked, "weights from the likes"))
+    fp = dataclasses.replace(fp, item_weights=solve(fp.liked, "weights from the likes", pairs))
     if residual_model:
-        fp = dataclasses.replace(fp, residual_weights=solve(fp.residuals, "weights from the residuals"))
+        # the residual twin weighs the pairs the likes' weights were solved on (where supports are
+        # capped, the partners most liked together; otherwise the whole support)
+        solved = fp.item_weights.transpose()
+        shared = pairs if support == "all" else solved.with_values(np.ones(solved.nnz))
+        fp = dataclasses.replace(fp, residual_weights=solve(fp.residuals, "weights from the residuals", shared))
     return fp
 
 
@@ -384,7 +396,6 @@ def _members_holding(members: Csr, held: Csr, cand: Csr, done=None) -> np.ndarra
     (:func:`~recsys.model._lookup.members_holding`), blocks of users on every core, each core
     counting into its own array (two users of one co-cluster count the same pairs)."""
     import threading
-    from concurrent.futures import ThreadPoolExecutor
 
     from ._lookup import members_holding
 
@@ -408,8 +419,9 @@ def _members_holding(members: Csr, held: Csr, cand: Csr, done=None) -> np.ndarra
 
     if done is not None:
         done(0.0)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(run, range(workers)))
+    members_holding(*tables, 0, 0, counts[0])  # compiled (or loaded) on this thread, before the workers
+    for _ in in_threads(run, range(workers)):
+        pass
     for w in range(1, workers):  # in place: the candidates can be tens of millions
         counts[0] += counts[w]
     return counts[0]

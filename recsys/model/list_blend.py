@@ -73,12 +73,13 @@ def logit(p: np.ndarray) -> np.ndarray:
 
 def candidates(key: np.ndarray, popularity: np.ndarray, listable: np.ndarray, n: int) -> np.ndarray:
     """The listable items (indices, sorted) that may be listed: the ``n`` best by ``key`` (the item
-    model, finite) and the ``n`` with the largest ``popularity``."""
+    model, finite) and the ``n`` with the largest ``popularity``, items tied at the ``n``-th value
+    taken by index.  The definition of what lists compute in blocks (:mod:`recsys.model.batch`)."""
     ok = np.flatnonzero(listable & np.isfinite(key))
     if len(ok) <= n:
         return ok
-    best = ok[np.argpartition(-key[ok], n - 1)[:n]]
-    liked = ok[np.argpartition(-popularity[ok], n - 1)[:n]]
+    best = ok[np.lexsort((ok, -key[ok]))[:n]]
+    liked = ok[np.lexsort((ok, -popularity[ok]))[:n]]
     return np.union1d(best, liked)
 
 

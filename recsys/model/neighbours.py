@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .csr import Csr
-from .threads import cores
+from .threads import in_threads
 
 # Pairs × neighbour entries expanded at once by :func:`votes`: bounds its working memory.
 _ENTRIES_PER_CHUNK = 4_000_000
@@ -132,8 +132,6 @@ def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=Non
 def _top_similar_sparse(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=None) -> Neighbours:
     """:func:`_top_similar` from the co-members of each row alone (a compiled sparse product and
     top-k per row), blocks of rows on every core."""
-    from concurrent.futures import ThreadPoolExecutor
-
     from ._neighbour_kernels import top_k_similar
 
     n_entities = A.shape[0]
@@ -146,11 +144,10 @@ def _top_similar_sparse(A, At, inv: np.ndarray, n_neighbours: int, block: int, d
         return top_k_similar(*a, *t, inv, lo, min(n_entities, lo + block), n_neighbours)
 
     parts = []
-    with ThreadPoolExecutor(max_workers=cores()) as pool:
-        for lo, part in zip(starts, pool.map(run, starts)):  # in order of rows
-            parts.append(part)
-            if done is not None:
-                done(min(n_entities, lo + block) / n_entities)
+    for lo, part in zip(starts, in_threads(run, starts)):  # in order of rows
+        parts.append(part)
+        if done is not None:
+            done(min(n_entities, lo + block) / n_entities)
     if not parts:
         return Neighbours(np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0))
     lengths, idxs, sims = zip(*parts)
@@ -200,6 +197,10 @@ def votes(
     """
     anchor = np.asarray(anchor, dtype=np.int64)
     other = np.asarray(other, dtype=np.int64)
+    if not detail:  # compiled: each pair stops at its k-th neighbour with a value, the same sums
+        from ._pair_kernels import votes_of_pairs
+
+        return _votes(*votes_of_pairs(nb, anchor, other, table, anchor_is_row, k), shrinkage)
     n_pairs = len(anchor)
     num = np.zeros(n_pairs)
     den = np.zeros(n_pairs)

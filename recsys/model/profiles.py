@@ -50,6 +50,14 @@ class CoClusters:
         """Attributes × co-clusters."""
         return self.attributes.transpose()
 
+    def need(self, density: float) -> np.ndarray:
+        """How many of each co-cluster's items a person must hold to join it at ``density``
+        (:mod:`recsys.model.fold_in`): ``ceil(density × items)``, at least 1 (0 for an empty one)."""
+        from coclust.params import DENSITY_TOLERANCE
+
+        size = self.items.lengths
+        return np.where(size > 0, np.maximum(np.ceil(density * size - DENSITY_TOLERANCE), 1), 0).astype(np.int64)
+
     @cached_property
     def user_norms(self) -> np.ndarray:
         """Each user's co-cluster norm in the user similarities (computed once: every fold-in reads it)."""
@@ -103,6 +111,9 @@ class FittedProfiles:
         What the co-clusters were computed on (``movies``, ``all`` or ``attributes``; see
         :mod:`recsys.model.learning`): without per-movie features, the paper's rule leaves the movie itself
         out of its attribute set.
+    user_budget : int
+        Each user is in at most this many co-clusters of each side, the most selective (0: no
+        budget); a person folded in joins as many (:mod:`recsys.model.fold_in`).
     """
 
     users: np.ndarray
@@ -121,6 +132,7 @@ class FittedProfiles:
     features: str = "movies"
     item_weights: Csr | None = None
     residual_weights: Csr | None = None
+    user_budget: int = 0
 
     @property
     def n_users(self) -> int:
@@ -229,16 +241,19 @@ class FittedProfiles:
         """For each weight of the item model, in its order: how many like co-clusters hold both of
         its movies, and the largest of them (most users, the first among equals; -1 for none).
 
-        Explanations name these for every contribution they show; one pass over the co-clusters
-        (largest first, each marking its pairs not yet marked) answers them all, where each
+        Explanations name these for every contribution they show; one pass over each movie's
+        co-clusters (largest first, counting its partners') answers them all, where each
         explanation would otherwise intersect two movies' thousands of co-clusters."""
-        from ._lookup import mark_shared
+        from ._lookup import shared_by_rank
+        from ._pair_kernels import run_in_ranges
 
         W, cc = self.item_weights, self.like
         count = np.zeros(W.nnz, dtype=np.int32)
         largest = np.full(W.nnz, -1, dtype=np.int64)
         order = np.lexsort((np.arange(len(cc)), -cc.users.lengths))
-        mark_shared(order, *cc.items._int64_rows, *W._int64_rows, count, largest)
+        by_rank = _rows_in_order(cc.items, order).transpose()  # items × co-clusters' ranks, ascending
+        run_in_ranges(shared_by_rank, W.n_rows, *by_rank._int64_rows, order, *cc.items._int64_rows,
+                      *W._int64_rows, count, largest, size=256)  # fmt: skip
         return count, largest
 
     # -- profiles (the paper's) --------------------------------------------------------------
@@ -294,6 +309,7 @@ class FittedProfiles:
             "item_titles": np.asarray(self.item_titles, dtype=str),
             "baseline": np.array([self.like_threshold, self.global_mean]),
             "features": np.array(self.features),
+            "user_budget": np.array(int(self.user_budget)),
             "user_bias": self.user_bias,
             "item_bias": self.item_bias,
             **self.item_attributes.arrays("item_attributes"),
@@ -338,6 +354,7 @@ class FittedProfiles:
             features=str(a["features"]) if "features" in a else "movies",
             item_weights=Csr.from_arrays(a, "item_weights") if "item_weights.ptr" in a else None,
             residual_weights=Csr.from_arrays(a, "residual_weights") if "residual_weights.ptr" in a else None,
+            user_budget=int(a["user_budget"]) if "user_budget" in a else 0,
         )
         if "shared_coclusters.count" in a:
             pair = (np.asarray(a["shared_coclusters.count"], dtype=np.int32),
@@ -397,3 +414,11 @@ def _union_by_user(of_user: Csr, part: Csr, block: int = 256) -> Csr:
 def _minus(a: Csr, b: Csr) -> Csr:
     found, _ = b.lookup(a.row_of, a.idx)
     return a.select(~found)
+
+
+def _rows_in_order(m: Csr, order: np.ndarray) -> Csr:
+    """The rows of ``m`` in ``order`` (row ``k`` of the result is row ``order[k]`` of ``m``)."""
+    _, pos = m.rows_entries(order)
+    ptr = np.zeros(len(order) + 1, dtype=np.int64)
+    np.cumsum(m.lengths[order], out=ptr[1:])
+    return Csr(ptr, m.idx[pos], None, (len(order), m.shape[1]))

@@ -18,12 +18,15 @@ from coclust.params import Instance, Interval, Options, Params, Subset, check_pa
 
 from ..errors import NotFittedError, ParameterError, UnknownIdError
 from ..files import plain
+from .csr import Csr
 from .ratings import as_ratings_frame
 from .settings import (
+    COCLUSTER_BUDGET,
     COCLUSTERS_PER_USER,
     DISLIKE,
     FEATURES,
     ITEM_L2_REFERENCE_LIKES,
+    ITEM_PARTNERS,
     LARGE_FROM_RATINGS,
     LIKE,
     MODES,
@@ -151,8 +154,12 @@ class ProfileRecommender(Params):
         ``item_l2`` was tuned); and each user stays in at most
         :data:`~recsys.model.settings.COCLUSTERS_PER_USER` co-clusters of each side, those with
         the fewest users (the co-memberships, and with them the neighbourhoods' cost, then grow
-        with the users, not with their square).  ``off``: none of these.  ``auto``: on from
-        :data:`~recsys.model.settings.LARGE_FROM_RATINGS` training ratings.
+        with the users, not with their square); and the co-clustering runs within a work budget
+        (:data:`~recsys.model.settings.COCLUSTER_BUDGET` memberships per relation, unless
+        ``like_params``/``dislike_params`` set ``budget``; :mod:`coclust.budget`); and an item's
+        weights use at most :data:`~recsys.model.settings.ITEM_PARTNERS` partners.  ``off``: none
+        of these.  ``auto``: on from :data:`~recsys.model.settings.LARGE_FROM_RATINGS` training
+        ratings.
     random_state : int, default=0
 
     Attributes
@@ -312,13 +319,18 @@ class ProfileRecommender(Params):
         held = holdout_mask(ratings, self.validation_fraction, self.random_state)
         say(f"validation: profiles of {int((~held).sum()):,} ratings, weights on {int(held.sum()):,}")
         large = self.is_large(len(ratings))
+        if large:  # the co-clustering's work budget, unless the parameters set one
+            for side in ("like_params", "dislike_params"):
+                params = dict(RECOMMENDER_PARAMS if getattr(self, side) is None else getattr(self, side))
+                kwargs[side] = {"budget": COCLUSTER_BUDGET, **params}
         l2 = float(self.item_l2)
         kwargs["item_l2"] = scaled_item_penalty(ratings[~held], l2, self.like_threshold) if large else l2
         kwargs["item_support"] = self.item_support
         kwargs["residual_model"] = "item_residuals" in self.evidence
         inner, inner_report = fit_profiles(ratings[~held], item_attributes, items, progress=say,
                                            universe=ratings if large else None,
-                                           user_budget=COCLUSTERS_PER_USER if large else None, **kwargs)  # fmt: skip
+                                           user_budget=COCLUSTERS_PER_USER if large else None,
+                                           max_partners=ITEM_PARTNERS if large else None, **kwargs)  # fmt: skip
         val = ratings[held]
         u, i = inner.user_index(val["user"].to_numpy()), inner.item_index(val["item"].to_numpy())
         ok = (u >= 0) & (i >= 0)
@@ -351,7 +363,8 @@ class ProfileRecommender(Params):
         ratings ``held`` with the profiles ``inner`` learnt without them; and its report."""
         from copy import copy
 
-        from .list_blend import CANDIDATES, VALIDATION_USERS, ListBlend, ValidationList, choose, log_likes, logit
+        from .batch import Lister, People
+        from .list_blend import CANDIDATES, VALIDATION_USERS, ListBlend, ValidationList, choose
         from .topn import RELEVANT
 
         if self.list_score == "item_model":
@@ -366,16 +379,17 @@ class ProfileRecommender(Params):
         if len(users) > VALIDATION_USERS:
             users = np.sort(rng.choice(users, VALIDATION_USERS, replace=False))
         say(f"the lists' blend on {len(users):,} held-out users")
-        popularity = log_likes(inner.item_counts[0])
+        # each user folded in from their ratings, as their list reads them: the blend is chosen on the
+        # candidates and scores the lists will add up (only those are kept: memory grows with users)
+        relevant = Csr.from_pairs(*np.unique(np.c_[u[good], i[good]], axis=0).T, inner.ratings.shape)
         rows = []
-        for user in users.tolist():
-            # the user folded in from their ratings, as their list reads them: the blend is chosen on
-            # the candidates and scores the lists will add up (only those are kept: memory grows
-            # with users, not items)
-            person = probe._person_of(inner.ratings.row(user), inner.ratings.row_values(user))
-            key, cand, p = probe._list_candidates(person, person.items, popularity, CANDIDATES)
-            relevant = np.unique(i[good & (u == user)])
-            rows.append(ValidationList(key[cand], popularity[cand], logit(p), np.isin(cand, relevant), len(relevant)))
+        lister = Lister(probe)
+        for lo, _, scored in lister.blocks(People.of_users(inner.ratings, users), n_candidates=CANDIDATES):
+            for t in range(len(scored.n_cand)):
+                cand = scored.cand[t, : scored.n_cand[t]]
+                mine = relevant.row(users[lo + t])
+                rows.append(ValidationList(scored.key[t, cand], lister.popularity[cand], scored.like_feature(t),
+                                           np.isin(cand, mine), len(mine)))  # fmt: skip
         return choose(rows, CANDIDATES)
 
     def with_evidence(self, evidence) -> ProfileRecommender:
@@ -524,19 +538,53 @@ class ProfileRecommender(Params):
 
     def lists(self, users, n: int = 10) -> list:
         """The ``n`` best unrated movies of each user by their list scores (:meth:`list_key`), without
-        reasons (for batches): per user a list of ``(item id, score)``, or ``None`` for an unknown user."""
+        reasons (for batches): per user a list of ``(item id, score)``, or ``None`` for an unknown user.
+        The users are folded in and scored in blocks on every core (:mod:`recsys.model.batch`)."""
+        from .batch import People
+
         self.check_fitted()
         _check_n(n)
+        self._check_listable()
         fp = self.profiles_
-        out = []
-        for u in fp.user_index(list(users)):
-            if u < 0:
-                out.append(None)
-                continue
-            listed = self.list_key(self._person(u), fp.ratings.row(u), n)
-            top = listed.top(n)
-            out.append([(fp.items[i].item(), float(listed.score[i])) for i in top])
+        index = fp.user_index(np.asarray(users) if isinstance(users, np.ndarray) else list(users))
+        known = np.flatnonzero(index >= 0)
+        out: list = [None] * len(index)
+        people = People.of_users(fp.ratings, index[known])
+        for lo, _, scored in self._lister().blocks(people, _candidates(self._blend, n)):
+            for t in range(len(scored.n_cand)):
+                items, scores = scored.top(t, n)
+                out[known[lo + t]] = [(fp.items[i].item(), float(v)) for i, v in zip(items, scores, strict=True)]
         return out
+
+    def list_score_rows(self, histories: list) -> np.ndarray:
+        """Every item's list score (``-inf``: not listed) for each of ``histories`` — ``(item
+        indices, ratings)`` of a person, or ``None`` for nobody the model can read (a row of
+        ``-inf``) — a row each, computed in blocks (:mod:`recsys.model.batch`)."""
+        from .batch import People
+
+        self.check_fitted()
+        self._check_listable()
+        out = np.full((len(histories), self.profiles_.n_items), -np.inf)
+        known = [r for r, h in enumerate(histories) if h is not None]
+        people = People.of([histories[r] for r in known])
+        for lo, hi, scored in self._lister().blocks(people):
+            for t in range(hi - lo):
+                out[known[lo + t]] = scored.dense(t)
+        return out
+
+    def _lister(self):
+        """The :class:`~recsys.model.batch.Lister` of this fitted model (built on first use)."""
+        from .batch import Lister
+
+        cached = self.__dict__.get("_lister_cache")
+        if cached is None or cached.fp is not self.profiles_ or cached.model is not self:
+            cached = self.__dict__["_lister_cache"] = Lister(self)
+        return cached
+
+    def _check_listable(self) -> None:
+        self._check_scored()
+        if self.profiles_.item_weights is None:
+            raise NotFittedError("this model has no item model (fitted for the paper's rule only); use mode='paper'")
 
     def recommend_for(self, ratings, n: int = 10) -> list[dict]:
         """The ``n`` best movies for a person the model has never seen, from their ``ratings`` (a
@@ -649,42 +697,14 @@ class ProfileRecommender(Params):
         the lists blend (``list_blend_``), each candidate's popularity and like parts
         (:mod:`recsys.model.list_blend`; at least ``at_least`` candidates of each kind; the other
         items ``-inf``).  The scores come from the likes: someone who liked nothing gets no items
-        (not the first of a tie at 0)."""
-        from .list_blend import log_likes, logit
+        (not the first of a tie at 0).  Computed as every list is (:mod:`recsys.model.batch`)."""
+        from .batch import People
 
-        blend = self._blend
-        if blend.plain:
-            key = self.list_scores(person.liked)
-            n = len(key)
-            listable = np.full(n, len(person.liked) > 0)
-            listable[np.asarray(rated, dtype=np.int64)] = False
-            zero = np.zeros(n)
-            return ListScores(np.where(listable, key, -np.inf), key, zero, zero, np.full(n, np.nan))
-        popularity = log_likes(self.profiles_.item_counts[0])
-        key, cand, p_cand = self._list_candidates(person, rated, popularity, max(blend.candidates, at_least))
-        n = len(key)
-        p = np.full(n, np.nan)
-        p[cand] = p_cand
-        zero = np.zeros(n)
-        pop_part, like_part = zero.copy(), zero.copy()
-        pop_part[cand] = blend.popularity * popularity[cand]
-        like_part[cand] = blend.like * logit(p[cand])
-        score = np.full(n, -np.inf)
-        score[cand] = key[cand] + pop_part[cand] + like_part[cand]
-        return ListScores(score, key, pop_part, like_part, p)
-
-    def _list_candidates(self, person, rated, popularity: np.ndarray, n: int):
-        """``(key, candidates, probabilities)``: every item's item-model score for ``person``, the
-        :func:`~recsys.model.list_blend.candidates` of a blended list (the ``n`` best of each kind
-        among scoreable items not in ``rated``; none for someone who liked nothing), and their
-        like-probabilities.  Lists and the blend's validation both read them from here."""
-        from .list_blend import candidates
-
-        key = self.list_scores(person.liked)
-        listable = self._scoreable & (len(person.liked) > 0)
-        listable[np.asarray(rated, dtype=np.int64)] = False
-        cand = candidates(key, popularity, listable, n)
-        return key, cand, self._new_probability(person, cand)
+        self._check_listable()
+        people = People.of([(person.items, person.ratings)])
+        never = People.of([(np.asarray(rated, dtype=np.int64), np.zeros(len(rated)))])
+        scored = self._lister().score(people, _candidates(self._blend, at_least), rated=never)
+        return ListScores(*scored.parts(0))
 
     def _item_list(self, person, rated: np.ndarray, n: int, probability) -> list[dict]:
         """The ``n`` best items of :meth:`list_key` with their reasons; ``probability(items)`` gives
@@ -775,6 +795,12 @@ def scaled_item_penalty(ratings, item_l2: float, like_threshold: float = 2.0) ->
     liked = ratings["item"].to_numpy()[ratings["rating"].to_numpy(dtype=np.float64) > like_threshold]
     mean_likes = len(liked) / max(len(distinct(liked)), 1)
     return float(item_l2) * mean_likes / ITEM_L2_REFERENCE_LIKES
+
+
+def _candidates(blend, at_least: int) -> int:
+    """How many candidates of each kind a list blends: none for plain lists, else the blend's (at
+    least ``at_least``)."""
+    return 0 if blend.plain else max(blend.candidates, int(at_least))
 
 
 def _check_n(n) -> None:

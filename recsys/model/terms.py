@@ -35,7 +35,6 @@ from ..errors import RatingsError
 from .csr import Csr
 from .neighbours import votes
 from .profiles import FittedProfiles
-from .threads import cores
 
 
 @dataclass(frozen=True)
@@ -105,10 +104,6 @@ def vote(fp: FittedProfiles, name: str, u: np.ndarray, i: np.ndarray, k: int, sh
     return votes(nb, i, u, fp.residuals, False, k, shrinkage, detail)
 
 
-# From this many pairs on (the held-out ratings of a large fit), the votes are computed in threads.
-PARALLEL_VOTE_PAIRS = 100_000
-
-
 def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float, done=None) -> dict[str, np.ndarray]:
     """The terms ``names`` for known users ``u`` and items ``i`` (index arrays); ``done(share)``
     is told as the terms complete."""
@@ -118,18 +113,7 @@ def compute_terms(fp: FittedProfiles, u, i, names, k: int, shrinkage: float, don
     i = np.asarray(i, dtype=np.int64)
     out = {}
     p = fp.like_rate
-    many = [name for name in names if name in VOTE_TERMS] if len(u) >= PARALLEL_VOTE_PAIRS else []
-    if len(many) > 1:  # the neighbours' lookups release the GIL: the votes run side by side
-        from concurrent.futures import ThreadPoolExecutor
-
-        fp.residuals  # noqa: B018 - computed once here rather than by each thread
-        with ThreadPoolExecutor(max_workers=min(len(many), cores())) as pool:
-            for name, result in zip(many, pool.map(lambda n: vote(fp, n, u, i, k, shrinkage).value, many)):
-                out[name] = result
-                tell(len(out) / len(names))
-    for name in names:
-        if name in out:
-            continue
+    for name in names:  # each vote runs on every core (recsys.model._pair_kernels)
         if name == "user_like_share":
             likes, dislikes = fp.user_counts
             out[name] = like_share(likes[u], dislikes[u], p)
@@ -176,22 +160,13 @@ def new_item_terms(fp: FittedProfiles, u, i, names) -> dict[str, np.ndarray]:
 def item_model_term(fp: FittedProfiles, u: np.ndarray, i: np.ndarray, residuals: bool = False) -> np.ndarray:
     """The item model's score of item ``i[t]`` for user ``u[t]``: the sum of the weights from the
     items the user liked in training (:mod:`recsys.model.item_model`); with ``residuals``, the
-    residual model's prediction of the user's residual on the item."""
-    out = np.zeros(len(u))
-    if not len(u):
-        return out
-    order = np.argsort(u, kind="stable")
-    us = u[order]
-    starts = np.r_[0, np.flatnonzero(us[1:] != us[:-1]) + 1, len(us)]
+    residual model's prediction of the user's residual on the item (compiled per pair, the floats
+    of :func:`~recsys.model.item_model.scores` at those items)."""
+    from ._pair_kernels import sums_of_pairs
+
     W = fp.residual_weights if residuals else fp.item_weights
-    for a, b in zip(starts[:-1], starts[1:], strict=True):
-        pairs = order[a:b]
-        user = int(us[a])
-        if residuals:
-            out[pairs] = scores_of(W, fp.residuals.row(user), i[pairs], fp.residuals.row_values(user))
-        else:
-            out[pairs] = scores_of(W, fp.liked.row(user), i[pairs])
-    return out
+    sources = fp.residuals if residuals else fp.liked
+    return sums_of_pairs(W, sources, np.asarray(u, dtype=np.int64), np.asarray(i, dtype=np.int64))
 
 
 # A weight looked up costs about as much as eight entries of the compiled row sum (8.5 ns against

@@ -54,6 +54,11 @@ def list_rows(users: list[str], lists: list, new_items=frozenset()) -> list[dict
     return rows
 
 
+def _cell(value):
+    """A CSV cell: empty for None, numpy scalars as the Python scalar they hold."""
+    return "" if value is None else plain(value)
+
+
 def write_rows(rows: list[dict], columns: tuple, out: str | Path | None, fmt: str) -> None:
     """``rows`` as CSV (``columns`` in order) or JSON, to ``out`` (atomically) or to stdout."""
 
@@ -64,8 +69,7 @@ def write_rows(rows: list[dict], columns: tuple, out: str | Path | None, fmt: st
             return
         w = csv.writer(f, lineterminator="\n")
         w.writerow(columns)
-        for r in rows:
-            w.writerow(["" if r.get(c) is None else plain(r.get(c)) for c in columns])
+        w.writerows([_cell(r.get(c)) for c in columns] for r in rows)
 
     if out is None:
         dump(sys.stdout)

@@ -1,0 +1,302 @@
+"""The scale benchmark's peers: EASE, iALS and SANSA, tuned, fitted and scored like the product.
+
+Each peer learns from the users × items 0/1 matrix of the training likes (a rating above 2, the
+product's like) and scores every catalogue item for a user (``x_u W`` for the item–item models,
+``p_u · q_i`` for iALS).  Settings are chosen on a seeded tenth of the training ratings (fitted on
+the rest, NDCG@10 of that tenth's lists), one axis at a time, and **an axis whose best value sits on
+an open edge of its grid is extended** (×4 or ÷4) until the best is interior or the number of fits
+allowed is spent (then the report says so); the chosen point is refitted on all training ratings
+and scored once on the test ratings, with the lists and NDCG@10 of :mod:`recsys.evaluation.ranking`
+(the product's own).  The fit time reported is that last fit's, from the 0/1 matrix in memory.
+
+- **EASE** (Steck 2019): ``P = (X'X + λI)^-1``, ``W = -P / diag(P)``, zero diagonal — the Gram
+  matrix from scipy's sparse product, one dense inverse (LAPACK, every core): the lean closed form
+  a recommender engineer writes, not a library's wrapper.  Items² memory: skipped above
+  :data:`EASE_MAX_ITEMS`.
+- **iALS** (Hu et al. 2008; Rendle et al. 2022 for its tuning): implicit's ``AlternatingLeastSquares``
+  on the CPU, confidence ``1 + α x``; factors, regularisation, α tuned, 15 iterations.
+- **SANSA** (Spišák et al. 2023): the ``sansa`` package's sparse approximate EASE (CHOLMOD's sparse
+  Cholesky, UMR inverse), made for catalogues whose items² does not fit; λ tuned, its weights per
+  item fixed at :data:`SANSA_WEIGHTS_PER_ITEM` (the product's item model keeps as many partners).
+  It needs scikit-sparse over SuiteSparse (``apt-get install libsuitesparse-dev``; ``pip install
+  "hblcoclust[bench]"``): when it cannot be imported the report says why and the other peers are
+  measured.
+- **Most popular** (the items with the most likes): a control, no setting — where it is level with
+  everyone, the data's lists say little about a method's taste.
+
+``python -m benchmarks.peers --method ease --ratings R.csv`` runs one peer in this process and prints
+its figures as JSON (the scale benchmark runs each in a child process, whose peak memory is its own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+EASE_MAX_ITEMS = 20_000  # two items² float64 arrays: 6.4 GB at 20,000
+# SANSA keeps this many weights per item (its density is this over the catalogue): the partners the
+# product's item model keeps per item under the scaling rules (recsys.model.settings.ITEM_PARTNERS)
+SANSA_WEIGHTS_PER_ITEM = 200
+LIKE = 2.0
+SPLIT = "random:0.1:0"
+
+
+@dataclass
+class Axis:
+    """A tuned setting: its starting grid, whether it may be extended below / above (×4, ÷4)."""
+
+    values: list
+    low_open: bool = True
+    high_open: bool = True
+    integer: bool = False
+
+    def beyond(self, grid: list, low: bool):
+        """The value past the low or high edge of ``grid``, or None when that edge is closed."""
+        if not (self.low_open if low else self.high_open) or (low and self.integer and grid[0] <= 1):
+            return None
+        v = grid[0] / 4 if low else grid[-1] * 4
+        return max(1, int(round(v))) if self.integer else float(v)
+
+
+@dataclass
+class Space:
+    """A peer's tuning space: axes searched in order, the others held at their current best."""
+
+    start: dict
+    axes: dict = field(default_factory=dict)
+
+
+def spaces(n_items: int, mean_likes: float) -> dict[str, Space]:
+    """The search spaces, their starting points scaled with the data where the literature says so:
+    EASE's λ grows with the Gram diagonal (the like counts), around 400 × mean likes / 40 (the rule
+    the product's item model uses)."""
+    lam = 400.0 * mean_likes / 40.0
+    return {
+        "ease": Space({"lamb": lam}, {"lamb": Axis([lam / 4, lam, lam * 4])}),
+        "ials": Space(
+            {"factors": 128, "regularization": 10.0, "alpha": 10.0, "iterations": 15},
+            {
+                "alpha": Axis([2.5, 10.0, 40.0]),
+                "regularization": Axis([2.5, 10.0, 40.0]),
+                "factors": Axis([64, 128, 256], integer=True),
+            },
+        ),
+        "sansa": Space({"l2": lam}, {"l2": Axis([lam / 4, lam, lam * 4])}),
+        "popular": Space({}),
+    }
+
+
+# -- the peers ------------------------------------------------------------------------------------
+class EASE:
+    name = "ease"
+
+    def __init__(self, lamb: float):
+        self.lamb = float(lamb)
+
+    def fit(self, X) -> EASE:
+        G = (X.T @ X).toarray().astype(np.float64)
+        G[np.diag_indices_from(G)] += self.lamb
+        P = np.linalg.inv(G)
+        del G
+        P /= -np.diag(P)
+        np.fill_diagonal(P, 0.0)
+        self.W = P
+        return self
+
+    def scores(self, rows) -> np.ndarray:
+        return np.asarray(rows @ self.W)
+
+
+class IALS:
+    name = "ials"
+
+    def __init__(self, factors: int, regularization: float, alpha: float, iterations: int = 15, seed: int = 0):
+        self.params = dict(factors=int(factors), regularization=float(regularization), alpha=float(alpha),
+                           iterations=int(iterations), random_state=seed)  # fmt: skip
+
+    def fit(self, X) -> IALS:
+        from implicit.cpu.als import AlternatingLeastSquares
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1, "blas"):  # implicit's own threads; BLAS threads inside them oversubscribe
+            model = AlternatingLeastSquares(**self.params, calculate_training_loss=False)
+            model.fit(X.tocsr().astype(np.float32), show_progress=False)
+        self.U, self.V = np.asarray(model.user_factors), np.asarray(model.item_factors)
+        return self
+
+    def scores(self, rows, users: np.ndarray) -> np.ndarray:
+        return self.U[users] @ self.V.T
+
+
+class SANSA:
+    name = "sansa"
+
+    def __init__(self, l2: float):
+        self.l2 = float(l2)
+
+    def fit(self, X) -> SANSA:
+        import logging
+
+        import sansa
+
+        logging.getLogger("sansa").setLevel(logging.WARNING)
+        config = sansa.SANSAConfig(
+            l2=self.l2,
+            weight_matrix_density=min(1.0, SANSA_WEIGHTS_PER_ITEM / max(X.shape[1], 1)),
+            gramian_factorizer_config=sansa.CHOLMODGramianFactorizerConfig(),
+            lower_triangle_inverter_config=sansa.UMRUnitLowerTriangleInverterConfig(scans=1, finetune_steps=5),
+        )
+        self.model = sansa.SANSA(config).fit(X.tocsr().astype(np.float32))
+        return self
+
+    def scores(self, rows) -> np.ndarray:
+        A, B = self.model.weights
+        return np.asarray((rows @ A @ B).todense())
+
+
+class Popular:
+    name = "popular"
+
+    def fit(self, X) -> Popular:
+        self.likes = np.asarray(X.sum(axis=0)).ravel()
+        return self
+
+    def scores(self, rows) -> np.ndarray:
+        return np.repeat(self.likes[None, :], rows.shape[0], axis=0).astype(np.float64)
+
+
+MAKERS = {"ease": EASE, "ials": IALS, "sansa": SANSA, "popular": Popular}
+
+
+def available(name: str) -> str | None:
+    """Why a peer cannot run here (None: it can)."""
+    try:
+        if name == "sansa":
+            import sansa  # noqa: F401
+        if name == "ials":
+            import implicit  # noqa: F401
+    except Exception as exc:  # an import error of a compiled extension is not always ImportError
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+# -- fitting and scoring, as the product is scored ----------------------------------------------------
+class Ranker:
+    """A peer fitted on the likes of ``train``, as the evaluation's rankers are (``rank_block``)."""
+
+    def __init__(self, peer, train):
+        import pandas as pd
+        import scipy.sparse as sp
+
+        self.peer = peer
+        self.users = pd.Index(pd.unique(train["user"]))
+        self.items = pd.Index(np.unique(train["item"].to_numpy()))
+        likes = train[train["rating"].to_numpy(dtype=np.float64) > LIKE]
+        r, c = self.users.get_indexer(likes["user"]), self.items.get_indexer(likes["item"])
+        self.X = sp.csr_matrix((np.ones(len(r), np.float32), (r, c)), shape=(len(self.users), len(self.items)))
+        start = time.perf_counter()
+        peer.fit(self.X)
+        self.fit_seconds = time.perf_counter() - start
+
+    def rank_block(self, users, catalogue) -> np.ndarray:
+        rows = self.users.get_indexer(np.asarray(users, dtype=object))
+        cols = self.items.get_indexer(np.asarray(catalogue))
+        out = np.full((len(rows), len(catalogue)), -np.inf)
+        known = rows >= 0
+        if known.any():
+            block = self.X[rows[known]]
+            s = self.peer.scores(block, rows[known]) if isinstance(self.peer, IALS) else self.peer.scores(block)
+            part = np.full((int(known.sum()), len(catalogue)), -np.inf)
+            part[:, cols >= 0] = s[:, cols[cols >= 0]]
+            out[known] = part
+        return out
+
+
+def ndcg(peer, train, test) -> tuple[float, float]:
+    """``(NDCG@10 on test, fit seconds)`` of ``peer`` fitted on ``train``."""
+    from recsys.evaluation.ranking import RankingTask, catalogue_of, ndcg_per_user, top_lists
+
+    ranker = Ranker(peer, train)
+    task = RankingTask.of(train, test, catalogue_of(train))
+    return float(ndcg_per_user(top_lists(ranker, task), task.relevant).mean()), ranker.fit_seconds
+
+
+def tune(name: str, train, max_fits: int) -> dict:
+    """The chosen point of ``name`` on a seeded tenth of ``train`` (see the module docstring), with
+    every point tried and, per axis, its final grid, the value chosen and whether it is left on an
+    open edge (only when the fits allowed ran out)."""
+    from recsys.evaluation.protocol import split_for_tuning
+
+    inner, held = split_for_tuning(train, seed=0)
+    likes = train[train["rating"] > LIKE]
+    space = spaces(train["item"].nunique(), len(likes) / max(likes["item"].nunique(), 1))[name]
+    best = dict(space.start)
+    tried: dict[tuple, float] = {}
+
+    def score(point: dict) -> float | None:
+        key = tuple(sorted(point.items()))
+        if key not in tried:
+            if len(tried) >= max_fits:
+                return None
+            tried[key] = ndcg(MAKERS[name](**point), inner, held)[0]
+        return tried[key]
+
+    axes = {}
+    for axis_name, axis in space.axes.items():
+        grid = sorted(axis.values)
+        while True:
+            results = {v: r for v in grid if (r := score({**best, axis_name: v})) is not None}
+            best[axis_name] = max(results, key=lambda v: (results[v], -grid.index(v)))  # ties: the smaller
+            low, high = best[axis_name] == grid[0], best[axis_name] == grid[-1]
+            nxt = axis.beyond(grid, low=low) if (low or high) else None
+            if nxt is None or nxt in grid or len(tried) >= max_fits:
+                break
+            grid = sorted([*grid, nxt])
+        chosen = best[axis_name]
+        open_edge = (chosen == grid[0] and axis.low_open) or (chosen == grid[-1] and axis.high_open)
+        at_floor = axis.integer and chosen <= 1  # a count cannot go below 1: a closed edge
+        axes[axis_name] = {"grid": grid, "chosen": chosen, "open_edge": bool(open_edge and not at_floor)}
+    return {"chosen": best, "axes": axes, "fits": len(tried),
+            "points": [{**dict(k), "ndcg@10": v} for k, v in tried.items()]}  # fmt: skip
+
+
+def run(name: str, ratings_csv: str, max_fits: int) -> dict:
+    """Tune ``name`` on the training part of ``ratings_csv`` (split :data:`SPLIT`), refit, score."""
+    import pandas as pd
+
+    from ingest.splits import split_ratings
+
+    why = available(name)
+    if why:
+        return {"method": name, "skipped": why}
+    train, test = split_ratings(pd.read_csv(ratings_csv), SPLIT)
+    if name == "ease" and train["item"].nunique() > EASE_MAX_ITEMS:
+        return {"method": name, "skipped": f"{train['item'].nunique():,} items: items² arrays would not fit"}
+    start = time.perf_counter()
+    tuning = tune(name, train, max_fits)
+    tune_seconds = time.perf_counter() - start
+    value, fit_seconds = ndcg(MAKERS[name](**tuning["chosen"]), train, test)
+    return {"method": name, "ndcg@10": value, "fit_seconds": fit_seconds, "tune_seconds": tune_seconds,
+            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **tuning}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--method", choices=sorted(MAKERS), required=True)
+    parser.add_argument("--ratings", required=True, help="user,item,rating CSV (split random:0.1:0 as the product)")
+    parser.add_argument("--max-fits", type=int, default=16, help="tuning fits allowed (default 16)")
+    args = parser.parse_args(argv)
+    print(json.dumps(run(args.method, args.ratings, args.max_fits), default=float))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Lists for blocks of people (recsys.model.batch) against a reference built from the per-person
+definitions: the fold-in (NewUser.of), the item model's row sums with new items' keys
+(list_scores), the candidates (list_blend.candidates) and the terms of each candidate
+(new_user_terms).  Every list score must be the same float."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_recsys_model import FAST, taste_data
+
+from recsys.model import ProfileRecommender
+from recsys.model.batch import Lister, People
+from recsys.model.list_blend import ListBlend, candidates, log_likes, logit
+
+
+@pytest.fixture(scope="module")
+def model():
+    train, _, attrs, items = taste_data()
+    # two items with attributes and no rating: new items, listed from their attributes
+    extra = pd.DataFrame({"item": [60, 61, 60, 61], "kind": ["genre", "genre", "director", "director"],
+                          "value": ["g0", "g1", "d0", "d1"]})  # fmt: skip
+    titles = pd.concat([items, pd.DataFrame({"item": [60, 61], "title": ["New A", "New B"]})], ignore_index=True)
+    return ProfileRecommender(like_params=FAST, dislike_params=FAST, item_l2=50.0).fit(
+        train, pd.concat([attrs, extra], ignore_index=True), titles
+    )
+
+
+def reference(model, items, ratings, rated, n_candidates: int) -> np.ndarray:
+    """Every item's list score for the person of ``ratings`` of ``items`` (indices), from the
+    per-person definitions."""
+    fp = model.profiles_
+    person = model._person_of(np.asarray(items, dtype=np.int64), np.asarray(ratings, dtype=np.float64))
+    key = model.list_scores(person.liked)
+    score = np.full(fp.n_items, -np.inf)
+    if n_candidates == 0:
+        listable = np.full(fp.n_items, len(person.liked) > 0)
+        listable[np.asarray(rated, dtype=np.int64)] = False
+        return np.where(listable, key, -np.inf)
+    listable = model._scoreable & (len(person.liked) > 0)
+    listable[np.asarray(rated, dtype=np.int64)] = False
+    popularity = log_likes(fp.item_counts[0])
+    cand = candidates(key, popularity, listable, n_candidates)
+    if not len(cand):
+        return score
+    p = model._new_probability(person, cand)
+    blend = model._blend
+    score[cand] = key[cand] + blend.popularity * popularity[cand] + blend.like * logit(p)
+    return score
+
+
+def _people(model, rng, n_new: int):
+    """Every training user, then new people from random subsets of their ratings."""
+    fp = model.profiles_
+    rows = [(fp.ratings.row(u), fp.ratings.row_values(u)) for u in range(fp.n_users)]
+    for _ in range(n_new):
+        u = int(rng.integers(fp.n_users))
+        keep = rng.random(fp.ratings.lengths[u]) < 0.5
+        rows.append((fp.ratings.row(u)[keep], fp.ratings.row_values(u)[keep]))
+    return rows
+
+
+@pytest.mark.parametrize("blend", [ListBlend(), ListBlend(popularity=0.3, like=0.7, candidates=5),
+                                   ListBlend(popularity=0.0, like=1.5, candidates=12)])  # fmt: skip
+@pytest.mark.parametrize("budget", [0, 2])
+def test_block_lists_are_the_per_person_lists(model, blend, budget):
+    m = copy.copy(model)
+    m.list_blend_ = blend
+    m.profiles_ = dataclasses.replace(model.profiles_, user_budget=budget)  # a fold-in budget binds at 2
+    rows = _people(m, np.random.default_rng(budget), 25)
+    n_candidates = 0 if blend.plain else blend.candidates
+    lister = Lister(m)
+    got = []
+    for _, _, scored in lister.blocks(People.of(rows), n_candidates):
+        got += [scored.dense(t) for t in range(len(scored.n_cand))]
+    assert len(got) == len(rows)
+    for (items, ratings), mine in zip(rows, got, strict=True):
+        want = reference(m, items, ratings, items, n_candidates)
+        assert np.array_equal(np.isfinite(want), np.isfinite(mine))
+        assert np.array_equal(want, mine), np.abs(want - mine)[np.isfinite(want)].max()
+
+
+def test_a_list_never_names_what_it_is_told_not_to(model):
+    """``list_key``'s ``rated`` (here: nothing, then the person's first items) is what is excluded."""
+    m = copy.copy(model)
+    m.list_blend_ = ListBlend(popularity=0.3, like=0.7, candidates=5)
+    fp = m.profiles_
+    person = m._person(3)
+    for rated in (np.zeros(0, dtype=np.int64), person.items[:4]):
+        want = reference(m, person.items, person.ratings, rated, 5)
+        assert np.array_equal(m.list_key(person, rated, 0).score, want)
+    assert np.isfinite(m.list_key(person, [], 0).score[fp.ratings.row(3)]).any()  # rated items may be listed
+
+
+def test_blocks_split_over_threads_give_the_lists_of_one_block(model, monkeypatch):
+    import recsys.model.batch as batch
+
+    rows = _people(model, np.random.default_rng(7), 40)
+    one = np.vstack([s.dense(t) for _, _, s in Lister(model).blocks(People.of(rows)) for t in range(len(s.n_cand))])
+    monkeypatch.setattr(batch, "_MIN_BLOCK", 1)
+    monkeypatch.setattr(batch, "BLOCK_CELLS", 7 * model.profiles_.n_items)  # blocks of 7 people, on threads
+    split = Lister(model).blocks(People.of(rows))
+    many = np.vstack([s.dense(t) for _, _, s in split for t in range(len(s.n_cand))])
+    assert np.array_equal(one, many)
+
+
+def test_lists_of_known_and_unknown_users(model):
+    fp = model.profiles_
+    users = [fp.users[0], "nobody", fp.users[5]]
+    lists = model.lists(users, 4)
+    assert lists[1] is None and len(lists[0]) == 4
+    assert [i for i, _ in lists[0]] == [r["item"] for r in model.recommend(fp.users[0], 4)]

@@ -1,0 +1,133 @@
+"""The co-clustering's work budget (coclust.budget): the admission levels by their definition, the
+relaxation within a limit against relaxing exactly the admitted concepts, and the estimator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coclust import HBLCoClust
+from coclust.blocks import Blocks
+from coclust.budget import admission_levels, relax_within, selectivity_order
+from coclust.relax import relax
+
+
+def random_blocks(rng, n_blocks: int, n_rows: int, n_cols: int) -> Blocks:
+    rows = [np.sort(rng.choice(n_rows, rng.integers(1, n_rows + 1), replace=False)) for _ in range(n_blocks)]
+    cols = [np.sort(rng.choice(n_cols, rng.integers(1, n_cols + 1), replace=False)) for _ in range(n_blocks)]
+    return Blocks.from_lists(rows, cols)
+
+
+def levels_by_definition(blocks: Blocks, n_rows: int, n_cols: int) -> list[int]:
+    """The smallest cap K such that the block is among the first K, in selectivity order, of one
+    of its rows and of one of its columns."""
+    order = list(selectivity_order(blocks))
+    rank = {b: r for r, b in enumerate(order)}
+    out = []
+    for b in range(len(blocks)):
+        rows, cols = (
+            blocks.row_idx[blocks.row_ptr[b] : blocks.row_ptr[b + 1]],
+            blocks.col_idx[blocks.col_ptr[b] : blocks.col_ptr[b + 1]],
+        )
+
+        def first_k(entity: int, by_rows: bool, b: int = b) -> int:  # how many blocks before b hold the entity
+            ptr, idx = (blocks.row_ptr, blocks.row_idx) if by_rows else (blocks.col_ptr, blocks.col_idx)
+            return sum(1 for c in range(len(blocks)) if rank[c] < rank[b] and entity in idx[ptr[c] : ptr[c + 1]])
+
+        out.append(max(min(first_k(r, True) for r in rows), min(first_k(c, False) for c in cols)))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**16), n_blocks=st.integers(1, 25))
+def test_levels_are_the_smallest_cap_that_keeps_a_block(seed, n_blocks):
+    rng = np.random.default_rng(seed)
+    blocks = random_blocks(rng, n_blocks, 8, 7)
+    assert admission_levels(blocks, 8, 7).tolist() == levels_by_definition(blocks, 8, 7)
+
+
+def _relation(rng, n_rows: int, n_cols: int):
+    X = sp.csr_matrix((rng.random((n_rows, n_cols)) < rng.uniform(0.2, 0.7)).astype(np.int8))
+    return X, X.T.tocsr()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**16), density=st.sampled_from([1.0, 0.8, 0.6]), share=st.floats(0.05, 1.5))
+def test_relaxation_within_a_limit_keeps_the_levels_that_fit(seed, density, share):
+    rng = np.random.default_rng(seed)
+    X, Xt = _relation(rng, 30, 20)
+    concepts = random_blocks(rng, int(rng.integers(1, 40)), 30, 20)
+
+    def run(blocks, with_origin=True):
+        return relax(X, Xt, blocks.col_ptr, blocks.col_idx, density, 2, 2, 1 << 30, with_origin=with_origin)
+
+    everything, origin = run(concepts)
+    r, c = everything.sizes()
+    total = int((r + c).sum())
+    limit = share * total
+    report = {}
+    got = relax_within(concepts, run, limit, 30, 20, report)
+    # the same co-clusters as relaxing exactly the concepts of the levels kept, in their order
+    levels = admission_levels(concepts, 30, 20)
+    cap = report["level"] if report["level"] is not None else levels.max() + 1
+    kept = np.flatnonzero(levels < cap)
+    want = run(concepts.select(kept), with_origin=False)
+    for name in ("row_ptr", "row_idx", "col_ptr", "col_idx"):
+        assert np.array_equal(getattr(got, name), getattr(want, name))
+    r_kept, c_kept = got.sizes()
+    assert (r_kept + c_kept).sum() <= limit
+    # and no more: the next level would not fit
+    size_of = np.zeros(len(concepts), dtype=np.int64)
+    size_of[origin] = r + c
+    if report["level"] is not None:  # levels need not be consecutive: the next one that exists
+        assert size_of[levels <= levels[levels >= cap].min()].sum() > limit
+    else:
+        assert total <= limit and len(got) == len(everything)
+
+
+def test_a_budget_that_does_not_bind_changes_nothing():
+    rng = np.random.default_rng(3)
+    X = (rng.random((120, 40)) < 0.25).astype(int)
+    X[:30, :8] = 1  # a block to find
+    free = HBLCoClust(n_bands=60, band_size=2, min_density=0.8, random_state=0).fit(X)
+    loose = HBLCoClust(n_bands=60, band_size=2, min_density=0.8, budget=1e6, random_state=0).fit(X)
+    assert [(r.tolist(), c.tolist()) for r, c in free.coclusters_] == [
+        (r.tolist(), c.tolist()) for r, c in loose.coclusters_
+    ]
+    assert loose.budget_stats_["level"] is None and free.budget_stats_ == {}
+
+
+@pytest.mark.parametrize("budget", [0.5, 2.0])
+def test_a_binding_budget_bounds_the_coclusters(budget):
+    """A dense core (a few features held by almost every object) with many overlapping concepts:
+    the co-clusters hold at most ``budget`` memberships per relation, and the run is deterministic."""
+    rng = np.random.default_rng(0)
+    X = (rng.random((300, 60)) < 0.15).astype(np.int8)
+    X[:, :6] = rng.random((300, 6)) < 0.95
+    X = sp.csr_matrix(X)
+    params = dict(n_bands=200, band_size=2, min_density=0.8, random_state=0)
+    free = HBLCoClust(**params).fit(X)
+    bounded = HBLCoClust(**params, budget=budget).fit(X)
+    again = HBLCoClust(**params, budget=budget).fit(X)
+    held = sum(len(r) + len(c) for r, c in bounded.coclusters_)
+    assert held <= budget * X.nnz
+    assert bounded.budget_stats_["level"] is not None and len(bounded.coclusters_) < len(free.coclusters_)
+    assert [(r.tolist(), c.tolist()) for r, c in bounded.coclusters_] == [
+        (r.tolist(), c.tolist()) for r, c in again.coclusters_
+    ]
+    free_cols = {tuple(c) for _, c in free.coclusters_}
+    assert {tuple(c) for _, c in bounded.coclusters_} <= free_cols  # the same co-clusters, fewer of them
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), "8"])
+def test_a_budget_must_be_a_positive_number(bad):
+    with pytest.raises(ValueError, match="budget"):
+        HBLCoClust(budget=bad).fit(np.eye(4, dtype=int))
+
+
+def test_no_concept_no_work():
+    got = relax_within(Blocks.empty(), lambda b: (b, np.zeros(0, dtype=np.int64)), 10.0, 3, 3, report := {})
+    assert len(got) == 0 and report["concepts_relaxed"] == 0
