@@ -52,18 +52,23 @@ SPLIT = "random:0.1:0"
 
 @dataclass
 class Axis:
-    """A tuned setting: its starting grid, whether it may be extended below / above (×4, ÷4)."""
+    """A tuned setting: its starting grid, whether it may be extended below / above (by ``step``),
+    and a ceiling past which it is not (what this machine can fit in time: reported as such)."""
 
     values: list
     low_open: bool = True
     high_open: bool = True
     integer: bool = False
+    step: float = 4.0
+    ceiling: float | None = None
 
     def beyond(self, grid: list, low: bool):
         """The value past the low or high edge of ``grid``, or None when that edge is closed."""
         if not (self.low_open if low else self.high_open) or (low and self.integer and grid[0] <= 1):
             return None
-        v = grid[0] / 4 if low else grid[-1] * 4
+        v = grid[0] / self.step if low else grid[-1] * self.step
+        if not low and self.ceiling is not None and v > self.ceiling:
+            return None
         return max(1, int(round(v))) if self.integer else float(v)
 
 
@@ -87,7 +92,8 @@ def spaces(n_items: int, mean_likes: float) -> dict[str, Space]:
             {
                 "alpha": Axis([2.5, 10.0, 40.0]),
                 "regularization": Axis([2.5, 10.0, 40.0]),
-                "factors": Axis([64, 128, 256], integer=True),
+                # 512 factors: a fit of 1 M ratings takes minutes on two cores; 1,024 would take an hour
+                "factors": Axis([64, 128, 256], integer=True, step=2.0, ceiling=512),
             },
         ),
         "sansa": Space({"l2": lam}, {"l2": Axis([lam / 4, lam, lam * 4])}),
@@ -264,7 +270,9 @@ def tune(name: str, train, max_fits: int) -> dict:
         chosen = best[axis_name]
         open_edge = (chosen == grid[0] and axis.low_open) or (chosen == grid[-1] and axis.high_open)
         at_floor = axis.integer and chosen <= 1  # a count cannot go below 1: a closed edge
-        axes[axis_name] = {"grid": grid, "chosen": chosen, "open_edge": bool(open_edge and not at_floor)}
+        at_ceiling = axis.ceiling is not None and chosen == grid[-1] and chosen * axis.step > axis.ceiling
+        still_open = bool(open_edge and not at_floor and not at_ceiling)
+        axes[axis_name] = {"grid": grid, "chosen": chosen, "open_edge": still_open, "at_ceiling": bool(at_ceiling)}
     return {"chosen": best, "axes": axes, "fits": len(tried),
             "points": [{**dict(k), "ndcg@10": v} for k, v in tried.items()]}  # fmt: skip
 

@@ -187,7 +187,9 @@ def generate(shape: Shape) -> tuple[pd.DataFrame, pd.DataFrame]:
         exponent = _exponent_for_head(rank, pull, wanted, shape.head, shape.seed, draw)
     weight = rank**-exponent * pull
     weight /= weight.sum()
-    users, items = draw(rng, wanted, weight)
+    # the draw uses the calibration's random numbers: where every user was in the calibration
+    # sample, the head share is the one the bisection measured, not a second sample of it
+    users, items = draw(np.random.default_rng(shape.seed), wanted, weight)
     affinity = shape.taste * np.einsum("ij,ij->i", user_factors[users], item_factors[items])
     score = generosity[users] + quality[items] + affinity + rng.normal(0, shape.noise, len(users))
     cuts = np.quantile(score, np.cumsum(shape.star_shares())[:-1])

@@ -166,6 +166,45 @@ def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts, density=1.0
     return out_ext[:n_out], out_int_ptr[: n_out + 1], out_int[: out_int_ptr[n_out]], complete
 
 
+@numba.njit(nogil=True, cache=True)
+def _most_selective(ext, eptr, eidx, iptr, iidx, keep):
+    """The concepts of one region (extents ``ext`` as bitsets and ``eptr``/``eidx``, intents
+    ``iptr``/``iidx``) reduced to the most selective whose memberships fit ``keep``: fewest rows,
+    then fewest columns, then the order found; at least one.  Same arrays, in that order."""
+    m = ext.shape[0]
+    if m == 0:
+        return ext, eptr, eidx, iptr, iidx
+    rows = np.empty(m, dtype=np.int64)
+    cols = np.empty(m, dtype=np.int64)
+    for c in range(m):
+        rows[c] = eptr[c + 1] - eptr[c]
+        cols[c] = iptr[c + 1] - iptr[c]
+    order = np.argsort(cols, kind="mergesort")
+    order = order[np.argsort(rows[order], kind="mergesort")]  # by rows, then columns, then found
+    n, used = 0, 0
+    while n < m and (n == 0 or used + rows[order[n]] + cols[order[n]] <= keep):
+        used += rows[order[n]] + cols[order[n]]
+        n += 1
+    if n == m:
+        return ext, eptr, eidx, iptr, iidx
+    chosen = order[:n]
+    o_ext = np.empty((n, ext.shape[1]), dtype=ext.dtype)
+    o_eptr = np.zeros(n + 1, dtype=np.int64)
+    o_iptr = np.zeros(n + 1, dtype=np.int64)
+    for k in range(n):
+        c = chosen[k]
+        o_ext[k] = ext[c]
+        o_eptr[k + 1] = o_eptr[k] + rows[c]
+        o_iptr[k + 1] = o_iptr[k] + cols[c]
+    o_eidx = np.empty(o_eptr[n], dtype=np.int64)
+    o_iidx = np.empty(o_iptr[n], dtype=np.int64)
+    for k in range(n):
+        c = chosen[k]
+        o_eidx[o_eptr[k] : o_eptr[k + 1]] = eidx[eptr[c] : eptr[c + 1]]
+        o_iidx[o_iptr[k] : o_iptr[k + 1]] = iidx[iptr[c] : iptr[c + 1]]
+    return o_ext, o_eptr, o_eidx, o_iptr, o_iidx
+
+
 @numba.njit(inline="always")
 def _bits_to_indices(ext):
     n, words = ext.shape
@@ -262,9 +301,16 @@ def inclose(X, min_rows: int = 1, min_cols: int = 1, max_concepts: int | None = 
 
 @numba.njit(nogil=True, cache=True)
 def _regions_concepts(
-    csr_ptr, csr_idx, n_cols_total, row_ptr, row_idx, col_ptr, col_idx, lo, hi, min_rows, min_cols, budget, density
-):
-    """In-Close2 on each region ``lo..hi-1``; concepts in global row/column indices."""
+    csr_ptr, csr_idx, n_cols_total, row_ptr, row_idx, col_ptr, col_idx, lo, hi, min_rows, min_cols, budget, density,
+    keep=None,
+):  # fmt: skip
+    """In-Close2 on each region ``lo..hi-1``; concepts in global row/column indices.
+
+    ``budget`` bounds the concepts enumerated over the regions (the search stops, incomplete, past
+    it).  With ``keep`` (memberships per region, the work budget's share: :mod:`coclust.budget`),
+    each region's search stops at ``budget`` alone — a region that reaches it does not stop the
+    others — and the region keeps its most selective concepts (fewest rows, then fewest columns,
+    then the order found) whose memberships fit ``keep[g]``, at least one."""
     local = np.full(n_cols_total, -1, dtype=np.int64)
     o_rptr = np.zeros(1024, dtype=np.int64)
     o_ridx = np.empty(4096, dtype=np.int64)
@@ -287,9 +333,14 @@ def _regions_concepts(
                     bits[j, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
         for j in range(cols.shape[0]):
             local[cols[j]] = -1
-        ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, budget - n, density)
-        complete = complete and ok
-        eptr, eidx = _bits_to_indices(ext)
+        if keep is None:
+            ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, budget - n, density)
+            complete = complete and ok
+            eptr, eidx = _bits_to_indices(ext)
+        else:
+            ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, budget, density)
+            eptr, eidx = _bits_to_indices(ext)
+            ext, eptr, eidx, iptr, iidx = _most_selective(ext, eptr, eidx, iptr, iidx, keep[g - lo])
         m = ext.shape[0]
         o_rptr = _grow(o_rptr, n + m + 1)
         o_cptr = _grow(o_cptr, n + m + 1)

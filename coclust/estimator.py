@@ -88,9 +88,12 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
         The work budget: the relaxed co-clusters hold at most ``budget × nnz(X)`` memberships
         (objects plus features).  When the concepts of step 4 would relax into more, each object
         and each feature keeps its most selective concepts (fewest objects first), as many as fit,
-        and only those are relaxed: the relaxation's work, the co-clusters and the memory then
-        follow the relation's size whatever its structure (see :mod:`coclust.budget`).  A budget
-        that does not bind changes nothing.  ``None``: unbounded (the paper).
+        and only those are relaxed; step 4 itself keeps, in each region, its most selective
+        concepts within the region's share (by its cells) of ``budget × nnz(X)`` memberships, and
+        a region whose search reaches ``max_concepts`` stops alone instead of stopping the fit.
+        The relaxation's work, the co-clusters and the memory then follow the relation's size
+        whatever its structure (see :mod:`coclust.budget`).  A budget that does not bind changes
+        nothing.  ``None``: unbounded (the paper).
     binarize : float or None, default=None
         ``None``: ``X`` must hold 0/1 only (anything else is an error).  A number ``t``: the entries
         above ``t`` are the relations (as scikit-learn's ``BernoulliNB(binarize=t)``).
@@ -282,7 +285,8 @@ class HBLCoClust(BiclusterMixin, BaseEstimator):
                 regions = find_regions(D, Dt, seeds, self.min_rows, self.min_cols, self.skip_covered, self.lsh_memory)
                 self.n_regions_ = len(regions)
             with _timed(timings, "inclose", tell):  # step 4: In-Close2 on every region
-                cc = _enumerate(D, regions, self.min_rows, self.min_cols, self.max_concepts, self.min_density)
+                keep = None if self.budget is None else _region_shares(regions, self.budget * D.nnz)
+                cc = _enumerate(D, regions, self.min_rows, self.min_cols, self.max_concepts, self.min_density, keep)
             with _timed(timings, "relax", tell):  # step 5: relaxation, once per distinct feature set
                 cc = cc.select(unique_by_cols(cc))
                 self.n_concepts_ = len(cc)
@@ -443,7 +447,20 @@ def _is_dask_collection(X) -> bool:
     return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
-def _enumerate(D, regions: Blocks, min_rows: int, min_cols: int, max_concepts: int, density: float) -> Blocks:
+def _region_shares(regions: Blocks, limit: float) -> np.ndarray:
+    """Each region's share of ``limit`` concept memberships, in proportion to its cells (rows × columns):
+    the work budget's bound on step 4 (:mod:`coclust.budget`)."""
+    n_r, n_c = regions.sizes()
+    cells = n_r.astype(np.float64) * n_c
+    return np.floor(limit * cells / max(cells.sum(), 1.0)).astype(np.int64)
+
+
+def _enumerate(D, regions: Blocks, min_rows: int, min_cols: int, max_concepts: int, density: float,
+               keep: np.ndarray | None = None) -> Blocks:  # fmt: skip
+    """Step 4 on every region.  Without ``keep`` the concepts of all regions together are bounded by
+    ``max_concepts`` (past it: :class:`ConceptBudgetExceeded`); with it (the work budget's shares,
+    memberships per region) each region's search is bounded by ``max_concepts`` alone and keeps its
+    most selective concepts within its share."""
     n_r, n_c = regions.sizes()
     bounds = chunk_bounds(n_r.astype(np.float64) * n_c, 8 * n_threads())
     # The budget left when a chunk starts is that chunk's budget: with chunks running on
@@ -453,10 +470,11 @@ def _enumerate(D, regions: Blocks, min_rows: int, min_cols: int, max_concepts: i
 
     def run(lo, hi):
         with lock:
-            budget = left[0]
+            budget = left[0] if keep is None else int(max_concepts)
         part = _regions_concepts(
             D.indptr, D.indices, D.shape[1], regions.row_ptr, regions.row_idx, regions.col_ptr, regions.col_idx,
             lo, hi, int(min_rows), int(min_cols), max(budget, 0), float(density),
+            None if keep is None else keep[lo:hi],
         )  # fmt: skip
         with lock:
             left[0] -= len(part[0]) - 1
@@ -464,10 +482,10 @@ def _enumerate(D, regions: Blocks, min_rows: int, min_cols: int, max_concepts: i
 
     parts = map_chunks(run, bounds)
     total = sum(len(p[0]) - 1 for p in parts)
-    if not all(p[4] for p in parts) or total > max_concepts:
+    if keep is None and (not all(p[4] for p in parts) or total > max_concepts):
         raise ConceptBudgetExceeded(
             f"step 4 (In-Close) enumerated more than max_concepts={max_concepts} concepts; "
-            "raise min_rows/min_cols or max_concepts"
+            "raise min_rows/min_cols or max_concepts, or set a budget"
         )
     return Blocks.concat(parts)
 

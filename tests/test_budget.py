@@ -131,3 +131,56 @@ def test_a_budget_must_be_a_positive_number(bad):
 def test_no_concept_no_work():
     got = relax_within(Blocks.empty(), lambda b: (b, np.zeros(0, dtype=np.int64)), 10.0, 3, 3, report := {})
     assert len(got) == 0 and report["concepts_relaxed"] == 0
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**16), n=st.integers(0, 20), keep=st.integers(0, 200))
+def test_a_region_keeps_its_most_selective_concepts_that_fit(seed, n, keep):
+    """Step 4's share: the concepts by fewest rows, then fewest columns, then the order found, as
+    many as fit ``keep`` memberships (rows + columns), at least one; their arrays carried along."""
+    from coclust.concepts import _bits_to_indices, _most_selective
+
+    rng = np.random.default_rng(seed)
+    n_rows, n_cols = 70, 12  # two words of extent bits
+    rows = [np.sort(rng.choice(n_rows, rng.integers(1, n_rows + 1), replace=False)) for _ in range(n)]
+    cols = [np.sort(rng.choice(n_cols, rng.integers(1, n_cols + 1), replace=False)) for _ in range(n)]
+    ext = np.zeros((n, 2), dtype=np.uint64)
+    for c, r in enumerate(rows):
+        for i in r:
+            ext[c, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+    eptr, eidx = _bits_to_indices(ext)
+    iptr = np.concatenate([[0], np.cumsum([len(c) for c in cols])]).astype(np.int64)
+    iidx = np.concatenate([np.zeros(0, dtype=np.int64), *cols]).astype(np.int64)
+
+    o_ext, o_eptr, o_eidx, o_iptr, o_iidx = _most_selective(ext, eptr, eidx, iptr, iidx, keep)
+
+    order = sorted(range(n), key=lambda c: (len(rows[c]), len(cols[c]), c))
+    expected, used = [], 0
+    for c in order:
+        size = len(rows[c]) + len(cols[c])
+        if expected and used + size > keep:
+            break
+        expected.append(c)
+        used += size
+    if len(expected) == n:
+        expected = list(range(n))  # nothing dropped: the region as found
+    got_rows = [o_eidx[o_eptr[k] : o_eptr[k + 1]].tolist() for k in range(len(o_ext))]
+    got_cols = [o_iidx[o_iptr[k] : o_iptr[k + 1]].tolist() for k in range(len(o_ext))]
+    assert got_rows == [rows[c].tolist() for c in expected]
+    assert got_cols == [cols[c].tolist() for c in expected]
+    assert _bits_to_indices(o_ext)[1].tolist() == o_eidx.tolist()
+
+
+def test_with_a_budget_a_region_past_max_concepts_stops_alone():
+    """Without a budget, step 4 past ``max_concepts`` stops the fit; with one, each region's search
+    stops at ``max_concepts`` and the fit goes on with what the regions found."""
+    from coclust import ConceptBudgetExceeded
+
+    rng = np.random.default_rng(1)
+    X = (rng.random((200, 40)) < 0.5).astype(np.int8)
+    params = dict(n_bands=60, band_size=2, min_density=0.9, max_concepts=50, random_state=0)
+    with pytest.raises(ConceptBudgetExceeded):
+        HBLCoClust(**params).fit(X)
+    bounded = HBLCoClust(**params, budget=4.0).fit(X)
+    assert 0 < len(bounded.coclusters_)
+    assert sum(len(r) + len(c) for r, c in bounded.coclusters_) <= 4.0 * X.sum()

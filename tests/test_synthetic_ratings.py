@@ -101,16 +101,56 @@ def test_command_line_writes_the_files(tmp_path):
 def test_scale_benchmark_measures_a_small_run(tmp_path):
     out = tmp_path / "scale.json"
     script = ROOT / "benchmarks" / "bench_recsys_scale.py"
-    command = [sys.executable, str(script), "--sizes", "20000", "--json", str(out), "--plot", str(tmp_path / "a.png")]
-    r = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    command = [sys.executable, str(script), "--sizes", "20000", "--structures", "movielens,concentrated",
+               "--peers", "ease,popular", "--max-fits", "3", "--json", str(out), "--plot",
+               str(tmp_path / "a.png")]  # fmt: skip
+    r = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
-    (run,) = json.loads(out.read_text())["runs"]
-    assert run["seconds"] > 0 and run["peak_mb"] > 50 and run["model_mb"] > 0
-    assert run["provenance"]["commit"] and run["train_args"] == ""
-    assert any("item model" in phase for phase in run["phases"])
-    assert 0.5 < run["auc"]["profile"] <= 1 and set(run["ndcg@10"]) == {"profile", "itemknn", "ease", "ease_scaled"}
+    assert "spread" in r.stdout  # the train times across structures, per size
+    runs = json.loads(out.read_text())["runs"]
+    assert {run["structure"] for run in runs} == {"movielens", "concentrated"}
+    for run in runs:
+        assert run["seconds"] > 0 and run["peak_mb"] > 50 and run["model_mb"] > 0
+        assert run["provenance"]["commit"] and run["train_args"] == "" and run["shape"] == "movielens"
+        assert any("item model" in phase for phase in run["phases"])
+        assert 0.5 < run["auc"] <= 1 and 0 <= run["ndcg@10"] <= 1
+        assert run["lists"]["users"] > 0 and run["lists"]["ms_per_user"] > 0
+        ease, popular = run["peers"]["ease"], run["peers"]["popular"]
+        assert 0 <= ease["ndcg@10"] <= 1 and ease["fit_seconds"] > 0 and ease["process_peak_mb"] > 50
+        assert set(ease["axes"]) == {"lamb"} and ease["fits"] <= 3 and "open_edge" in ease["axes"]["lamb"]
+        assert run["train_over_ease_fit"] == pytest.approx(run["seconds"] / ease["fit_seconds"])
+        assert 0 <= popular["ndcg@10"] <= 1
     assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
-    assert all(0 <= v <= 1 for v in run["ndcg@10"].values())
+
+
+def test_a_peers_grid_grows_past_the_edge_its_choice_sits_on(tmp_path):
+    """A peer whose best setting is at the end of its grid gets the grid extended (×4) until the
+    choice is interior or the fits allowed run out; the report says which."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks import peers
+
+    calls = []
+
+    class Peaked:  # NDCG peaks at lamb = 1600, far above the grid's start
+        def __init__(self, lamb):
+            calls.append(lamb)
+            self.lamb = lamb
+
+    def fake_ndcg(peer, train, test):
+        return -abs(np.log(peer.lamb / 1600.0)), 0.0
+
+    import unittest.mock as mock
+
+    train = pd.DataFrame({"user": np.repeat(np.arange(40), 5), "item": np.tile(np.arange(5), 40),
+                          "rating": 4})  # fmt: skip
+    space = peers.Space({"lamb": 25.0}, {"lamb": peers.Axis([6.25, 25.0, 100.0])})
+    with mock.patch.dict(peers.MAKERS, {"ease": Peaked}), mock.patch.object(peers, "ndcg", fake_ndcg), \
+            mock.patch.object(peers, "spaces", lambda *a: {"ease": space}):  # fmt: skip
+        grown = peers.tune("ease", train, max_fits=10)
+        short = peers.tune("ease", train, max_fits=3)
+    assert grown["chosen"]["lamb"] == 1600.0 and not grown["axes"]["lamb"]["open_edge"]
+    assert 6400.0 in grown["axes"]["lamb"]["grid"]  # one step past the best, to see it is interior
+    assert short["axes"]["lamb"]["open_edge"] and short["chosen"]["lamb"] == 100.0
 
 
 def test_scale_results_keep_one_run_per_size_and_arguments(tmp_path):
