@@ -25,8 +25,8 @@ Three knobs set the *structure* that the cost of co-clustering depends on, at an
   popularity alone and the tastes only set the stars — then a list can do little better than the
   most popular items (measured: EASE within 0.001 NDCG@10 of popularity at any ``taste``).  Above 0
   each user draws three times their count by popularity and keeps their count with probability in
-  proportion to ``exp(selection × affinity)`` (Gumbel top-k), as people mostly rate what they chose
-  to watch.
+  proportion to ``popularity × exp(selection × affinity)`` (Gumbel top-k), as people mostly rate
+  what they chose to watch.
 
 :data:`STRUCTURES` names the structures the scale benchmark runs at every size.
 
@@ -175,7 +175,9 @@ def generate(shape: Shape) -> tuple[pd.DataFrame, pd.DataFrame]:
         pool = np.minimum(3 * wanted, np.maximum(wanted, n_items // 2))
         u, i = _draw_items(rng, pool, weight)
         fit = np.einsum("ij,ij->i", user_factors[who[u]], item_factors[i])
-        key = shape.selection * fit * np.sqrt(d) + rng.gumbel(size=len(u))  # a unit-variance affinity
+        # a unit-variance affinity, beside the popularity: the head stays the head (a taste that
+        # chose from the pool alone would cap the most rated movie's share near the pool's third)
+        key = shape.selection * fit * np.sqrt(d) + np.log(weight[i]) + rng.gumbel(size=len(u))
         order = np.lexsort((-key, u))
         start = np.searchsorted(u[order], np.arange(len(wanted)))
         keep = order[(np.arange(len(u)) - start[u[order]]) < wanted[u[order]]]
@@ -247,8 +249,9 @@ def _ratings_per_user(activity: np.ndarray, shape: Shape) -> np.ndarray:
 
 def _draw_items(rng: np.random.Generator, wanted: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each user ``u`` gets ``wanted[u]`` distinct items drawn by ``weight``: all users' draws at
-    once, repeats dropped and the shortfall drawn again (a few rounds; any user still short after
-    them keeps fewer)."""
+    once, repeats dropped and the shortfall drawn again (a few rounds); a user still short after
+    them (a steep head leaves the tail's items almost never drawn) gets the rest exactly
+    (:func:`_top_up`), so every user gets ``wanted[u]`` (at most the catalogue)."""
     cumulative = np.cumsum(weight)
     cumulative /= cumulative[-1]
     n_items = len(weight)
@@ -271,7 +274,36 @@ def _draw_items(rng: np.random.Generator, wanted: np.ndarray, weight: np.ndarray
         keys = keys[position < missing[user_of]]
         have = unique_sorted(np.concatenate([have, keys]))  # np.union1d hashes: 52 s a round at 25 M
         missing = wanted - np.bincount(have // n_items, minlength=len(wanted))
+    short = np.flatnonzero(missing > 0)
+    if len(short):
+        have = unique_sorted(np.concatenate([have, _top_up(rng, short, missing[short], have, weight)]))
     return have // n_items, have % n_items
+
+
+def _top_up(rng: np.random.Generator, users: np.ndarray, missing: np.ndarray, have: np.ndarray,
+            weight: np.ndarray) -> np.ndarray:  # fmt: skip
+    """``missing[k]`` more distinct items for each of ``users`` (sorted), drawn by ``weight``
+    without replacement among the items the user does not have (``have``: sorted
+    ``user * n_items + item`` keys): Gumbel-top-k (Efraimidis and Spirakis), a block of users at
+    a time.  The same keys as ``have``."""
+    n_items = len(weight)
+    log_weight = np.log(np.maximum(weight, np.finfo(np.float64).tiny))
+    rows = max(1, 20_000_000 // n_items)  # ~160 MB of keys a block
+    out = []
+    for lo in range(0, len(users), rows):
+        block, need = users[lo : lo + rows], np.minimum(missing[lo : lo + rows], n_items)
+        keys = log_weight + rng.gumbel(size=(len(block), n_items))
+        start = np.searchsorted(have, block * n_items)
+        count = np.searchsorted(have, (block + 1) * n_items) - start
+        row = np.repeat(np.arange(len(block)), count)
+        had = have[np.repeat(start, count) + (np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count))]
+        keys[row, had % n_items] = -np.inf
+        k = int(need.max())
+        order = np.argpartition(-keys, k - 1, axis=1)[:, :k] if k < n_items else np.argsort(-keys, axis=1)
+        order = np.take_along_axis(order, np.argsort(-np.take_along_axis(keys, order, axis=1), axis=1), axis=1)
+        take = np.arange(order.shape[1])[None, :] < need[:, None]
+        out.append((block[:, None] * n_items + order)[take])
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 
 
 def write(shape: Shape, out: str | Path) -> tuple[Path, Path]:

@@ -140,7 +140,12 @@ def test_worker_killed_mid_fit_gives_the_same_coclusters(relation, local_fit, tm
 
 @pytest.mark.parametrize(("task", "step"), [("_task_candidates", "the LSH step"), ("relax_chunk", "the relaxation")])
 def test_every_worker_dying_stops_with_one_clear_error(relation, tmp_path, task, step):
-    cluster = _cluster()
+    import dask
+
+    # a task is given up after killing allowed-failures + 1 workers (3 + 1 by default, each
+    # restarted by its nanny in seconds): 1 keeps the test short and still kills two
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        cluster = _cluster()
     try:
         with distributed.Client(cluster) as c:
             c.register_plugin(_KillWorker(str(tmp_path), task, once=False))
