@@ -86,10 +86,12 @@ def _smoke_test(model) -> None:
     if fp.n_users == 0 or fp.n_items == 0:
         raise ValueError("the model has no users or no items")
     user = fp.users[0]
-    recs = model.recommend(user, 1)
+    recs = model.recommend(user, 5)
     if recs:
         model.predict(user, recs[0]["item"], unknown="raise")
-        model.recommend_for({recs[0]["item"]: float(fp.ratings.values.max())}, 1)
+        # a new person as the page makes one (five ratings, a list of ten): every kernel that
+        # path compiles is compiled here, before the first person waits for it
+        model.recommend_for({r["item"]: float(fp.ratings.values.max()) for r in recs}, 10)
 
 
 class ModelSlot:
