@@ -216,7 +216,7 @@ def start_server(model: Path, workers: int) -> tuple[subprocess.Popen, str]:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, never a proxy
     # every worker must be up before the clients connect: a worker still loading the model accepts
     # nothing, and the clients' kept-alive connections would all stay with the first one ready
-    seen: set[int] = set()
+    seen: set[str] = set()
     for _ in range(600):
         try:
             with opener.open(url + "/health", timeout=2) as r:

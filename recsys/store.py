@@ -8,6 +8,7 @@ Saving writes a temporary directory beside the target and renames it into place.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -28,6 +29,7 @@ from .model.terms import Weights
 
 FORMAT = "recsys-profile-model"
 FORMAT_VERSION = 3
+MODEL_FILES = ("manifest.json", "arrays.npz")  # what a model directory holds
 
 
 def fingerprint(ratings, attributes=None) -> str:
@@ -79,14 +81,15 @@ def save(model: ProfileRecommender, path: str | Path, provenance: dict | None = 
 
 
 def read_manifest(path: str | Path) -> dict:
-    path = Path(path)
-    if not path.is_dir():
-        raise ModelFileError(f"no model directory at {path}: train one with `recsys train --out {path}`")
+    """The checked manifest of the model directory ``path``."""
+    with _model_files(Path(path), ("manifest.json",)) as files:
+        return _manifest(Path(path), files["manifest.json"].read())
+
+
+def _manifest(path: Path, raw: bytes) -> dict:
     mf = path / "manifest.json"
-    if not mf.exists():
-        raise ModelFileError(f"{path} is not a model directory (no manifest.json)")
     try:
-        manifest = json.loads(mf.read_text())
+        manifest = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ModelFileError(f"{mf}: corrupt manifest ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -104,17 +107,66 @@ def read_manifest(path: str | Path) -> dict:
     return manifest
 
 
+@contextlib.contextmanager
+def _model_files(path: Path, names: tuple[str, ...] = MODEL_FILES):
+    """The files ``names`` of the model directory ``path``, open for reading, all of one directory.
+
+    They are opened relative to the directory itself (``dir_fd``), not by their paths: when
+    ``recsys train`` replaces the directory while it is read (it renames a new one into place), the
+    files read are still those of the directory opened, never a manifest of one model with the
+    arrays of another."""
+    if not path.is_dir():
+        raise ModelFileError(f"no model directory at {path}: train one with `recsys train --out {path}`")
+    with contextlib.ExitStack() as stack:
+        opener = None
+        if os.open in os.supports_dir_fd:
+            try:
+                dir_fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            except OSError as exc:
+                raise ModelFileError(f"{path}: cannot read the model directory ({exc.strerror})") from None
+            stack.callback(os.close, dir_fd)
+
+            def opener(name, flags):
+                return os.open(name, flags, dir_fd=dir_fd)
+
+        files = {}
+        for name in names:
+            try:
+                files[name] = stack.enter_context(open(name if opener else path / name, "rb", opener=opener))
+            except FileNotFoundError:
+                if name == "manifest.json":
+                    raise ModelFileError(f"{path} is not a model directory (no manifest.json)") from None
+                raise ModelFileError(f"{path}: incomplete model directory ({path / name} missing)") from None
+            except OSError as exc:
+                raise ModelFileError(f"{path / name}: cannot be read ({exc.strerror})") from None
+        yield files
+
+
 def load(path: str | Path) -> ProfileRecommender:
     """Load a model directory written by :func:`save`."""
+    return load_with_hash(path, hashed=False)[0]
+
+
+def load_with_hash(path: str | Path, hashed: bool = True) -> tuple[ProfileRecommender, str | None]:
+    """Load a model directory written by :func:`save`, and the SHA-256 of the files it was loaded
+    from (their names and bytes; ``None`` unless ``hashed``)."""
     path = Path(path)
-    manifest = read_manifest(path)
-    try:
-        with np.load(path / "arrays.npz", allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except FileNotFoundError as exc:
-        raise ModelFileError(f"{path}: incomplete model directory ({exc.filename} missing)") from None
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise ModelFileError(f"{path}: corrupt model files ({exc})") from None
+    with _model_files(path) as files:
+        digest = None
+        if hashed:
+            h = hashlib.sha256()
+            for name in MODEL_FILES:
+                h.update(name.encode() + b"\0")
+                for chunk in iter(lambda f=files[name]: f.read(1 << 20), b""):
+                    h.update(chunk)
+                files[name].seek(0)
+            digest = h.hexdigest()
+        manifest = _manifest(path, files["manifest.json"].read())
+        try:
+            with np.load(files["arrays.npz"], allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            raise ModelFileError(f"{path}: corrupt model files ({exc})") from None
     try:
         profiles = FittedProfiles.from_arrays(arrays)
         model = ProfileRecommender(**{k: _param(k, v) for k, v in manifest["params"].items()})
@@ -130,7 +182,7 @@ def load(path: str | Path) -> ProfileRecommender:
     model.list_blend_ = list_blend
     model.report_ = manifest.get("report", {})
     model.manifest_ = manifest
-    return model
+    return model, digest
 
 
 def _param(name: str, value):

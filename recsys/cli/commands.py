@@ -401,11 +401,48 @@ def serve(
         "--requests-per-connection",
         help="Close a kept-alive connection after this many answers, so that the workers share the load (0: never).",
     ),
+    forwarded_allow_ips: str = typer.Option(
+        None,
+        "--forwarded-allow-ips",
+        help="Proxies (comma-separated addresses, '*' any) whose X-Forwarded-For names the client; "
+        "none by default. A server behind a proxy reloads only with --admin-token.",
+    ),
+    allowed_hosts: list[str] = typer.Option(
+        None,
+        "--allowed-hosts",
+        help="Names the Host header may carry besides localhost, the loopback addresses and --host "
+        "(repeat or comma-separate; '*.example.org' for subdomains, '*' for any). Others get 400.",
+    ),
+    header_timeout: float = typer.Option(
+        5.0, "--header-timeout", help="Seconds a request's headers may take to arrive."
+    ),
+    body_timeout: float = typer.Option(
+        5.0, "--body-timeout", help="Seconds a request's body may take to arrive after its headers."
+    ),
+    limit_concurrency: int = typer.Option(
+        200, "--limit-concurrency", help="Connections and requests at once in one worker before 503s."
+    ),
+    docs: bool = typer.Option(True, "--docs/--no-docs", help="Serve the API's reference at /docs and /openapi.json."),
     quiet: bool = QUIET,
 ) -> None:
-    """Serve MODEL over HTTP: JSON endpoints (OpenAPI schema at /docs) and a page at / where a new
-    person rates a few movies and sees their list with its reasons."""
+    """Serve MODEL over HTTP: JSON endpoints (their reference at /docs) and a page at / where a new
+    person rates a few movies and sees their list with its reasons. Behind a reverse proxy: see the
+    README's "Deploying"."""
     from ..service.run import run
 
-    run(model_dir, host=host, port=port, workers=workers, admin_token=admin_token, max_body=max_body,
-        requests_per_connection=requests_per_connection, quiet=quiet)  # fmt: skip
+    run(
+        model_dir,
+        host=host,
+        port=port,
+        workers=workers,
+        admin_token=admin_token,
+        max_body=max_body,
+        requests_per_connection=requests_per_connection,
+        forwarded_allow_ips=forwarded_allow_ips,
+        allowed_hosts=allowed_hosts,
+        header_timeout=header_timeout,
+        body_timeout=body_timeout,
+        limit_concurrency=limit_concurrency,
+        docs=docs,
+        quiet=quiet,
+    )

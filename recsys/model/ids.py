@@ -2,15 +2,21 @@
 
 >>> id_array([3.0, 1.0]).tolist(), id_array(["a", 7]).tolist()
 ([3, 1], ['a', '7'])
->>> IdIndex(id_array([10, 20]))(["20", 20, 30, "x"]).tolist()
-[1, 1, -1, -1]
+>>> IdIndex(id_array([10, 20]))(["20", 20, 30, "x", "020", " 20", "2_0", "٢٠"]).tolist()
+[1, 1, -1, -1, 1, -1, -1, -1]
 >>> distinct([3, 1, 3, 2]).tolist(), distinct(["b", "a", "b"]).tolist()
 ([1, 2, 3], ['a', 'b'])
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
+
+# an integer id written as text: ASCII digits, optionally signed; not Python's wider int() syntax
+# (" 42", "4_2" and "٤٢" would all be item 42 and slip past a "rated twice" check)
+_INTEGER = re.compile(r"[+-]?[0-9]{1,19}")
 
 
 def distinct(values) -> np.ndarray:
@@ -40,8 +46,8 @@ def id_array(values) -> np.ndarray:
 class IdIndex:
     """Index of each raw id in ``ids`` (a vocabulary made by :func:`id_array`), -1 when unknown.
 
-    When the ids are integers, an id written as text (``"42"``) or as an integral float finds
-    its integer; otherwise ids are compared as text.  An array of integers (or of text, for a
+    When the ids are integers, an id written as text in decimal digits (``"42"``, ``"042"``) or as
+    an integral float finds its integer; otherwise ids are compared as text.  An array of integers (or of text, for a
     text vocabulary) is looked up at once by binary search in the sorted vocabulary; other
     inputs one by one.
     """
@@ -91,10 +97,7 @@ class IdIndex:
         if not self.numeric:
             return str(x)
         if isinstance(x, str):
-            try:
-                return int(x)
-            except ValueError:
-                return x
+            return int(x) if _INTEGER.fullmatch(x) else x
         if isinstance(x, float) and x.is_integer():
             return int(x)
         return x

@@ -6,12 +6,15 @@ at ``/openapi.json``; uvicorn serves it.  The model is loaded once per worker pr
 read; the routes are plain functions, run in the server's thread pool.
 
 Errors are JSON ``{"detail": …}``: 404 for an unknown user or item (naming it), 422 for a bad
-value (naming the field), 413 for a body over ``max_body`` bytes, 403 for a reload not allowed.
+value (naming the field), 413 for a body over ``max_body`` bytes, 403 for a reload not allowed,
+400 for a ``Host`` the server does not answer to (a page of another site reaching the server
+through DNS rebinding).  Every answer carries the headers of :mod:`recsys.service.headers`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hmac
 import json
 import math
@@ -24,18 +27,24 @@ import orjson
 from fastapi import FastAPI, Header, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from .. import __version__
 from ..errors import ModelFileError, ParameterError, UnknownIdError
 from .connections import RecycleConnections
+from .docs import api_reference
+from .headers import LOOPBACK_NAMES, SecurityHeaders
 from .limits import BodyLimit
 from .slot import ModelSlot, Served
 
 MAX_N = 100  # longest list one request may ask for
 MAX_RATINGS = 2_000  # ratings in one new person's request
 LOOPBACK = ("127.0.0.1", "::1")
+SAFE_INTEGER = 2**53  # ids and ratings beyond ±2⁵³ are refused: JSON readers (a browser's) lose their digits
+# headers by which a proxy says whom it forwards for: a request carrying one is not a local one
+FORWARDING = ("forwarded", "x-forwarded-for", "x-real-ip")
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,10 @@ class Settings:
     max_body: int = 1_000_000
     threads: int = 2  # reloads and reports computed at once in one worker
     requests_per_connection: int | None = None  # close a kept-alive connection after this many answers
+    local: bool = True  # bound to a loopback address: reloads without a token from the same machine
+    behind_proxy: bool = False  # --forwarded-allow-ips given: the client address is the proxy's word
+    allowed_hosts: tuple[str, ...] | list[str] = LOOPBACK_NAMES  # names the Host header may carry
+    docs: bool = True  # GET /docs and /openapi.json
 
 
 class Json(JSONResponse):
@@ -60,10 +73,31 @@ class Json(JSONResponse):
         return orjson.dumps(content, option=orjson.OPT_SERIALIZE_NUMPY)
 
 
+# the refusals each route can answer besides FastAPI's 422, for the schema and the docs page
+_ANSWER = {
+    400: {"description": "a Host the server does not answer to"},
+    404: {"description": "an unknown user or item (named)"},
+    413: {"description": "a body over the limit"},
+    403: {"description": "not allowed (see the route)"},
+    408: {"description": "the request did not arrive in time"},
+}
+
+
+def _answers(*codes: int) -> dict:
+    return {code: _ANSWER[code] for code in (400, *codes)}
+
+
+SafeInt = Annotated[StrictInt, Field(ge=-SAFE_INTEGER, le=SAFE_INTEGER)]
+
+
 class Rating(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    item: StrictStr | StrictInt = Field(description="An item id of the model (see GET /items).")
-    rating: StrictFloat | StrictInt = Field(description="On the training ratings' scale (see GET /health).")
+    item: Annotated[StrictStr, Field(max_length=200)] | SafeInt = Field(
+        description="An item id of the model (see GET /items); integers within ±2⁵³."
+    )
+    rating: Annotated[StrictFloat, Field(allow_inf_nan=False)] | SafeInt = Field(
+        description="On the training ratings' scale (see GET /health)."
+    )
 
 
 class NewPerson(BaseModel):
@@ -74,7 +108,9 @@ class NewPerson(BaseModel):
 
 class Reload(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    path: str = Field(min_length=1, description="A model directory written by `recsys train`.")
+    path: str = Field(
+        min_length=1, max_length=4096, pattern=r"^[^\x00]+$", description="A model directory written by `recsys train`."
+    )
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -94,6 +130,10 @@ def create_app(settings: Settings) -> FastAPI:
     # tail.  Reloads and report pages, which take longer, run in the thread pool.
     app = FastAPI(
         lifespan=lifespan,
+        # FastAPI's /docs and /redoc pull their scripts from a public CDN: the service draws its own
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/openapi.json" if settings.docs else None,
         title="recsys",
         version=__version__,
         default_response_class=Json,
@@ -103,27 +143,29 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(BodyLimit, max_body=settings.max_body)
     if settings.requests_per_connection:
         app.add_middleware(RecycleConnections, max_requests=settings.requests_per_connection)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts), www_redirect=False)
+    app.add_middleware(SecurityHeaders)  # the outermost: on every answer, refusals included
     app.state.slot = slot
     _errors(app)
 
-    @app.get("/health", tags=["service"])
+    @app.get("/health", tags=["service"], responses=_answers())
     async def health() -> dict:
         """The model answering (id, commit of the code that trained it, data) and its counts."""
         return Json(slot.current().health())
 
-    @app.get("/items", tags=["items"])
+    @app.get("/items", tags=["items"], responses=_answers())
     async def items(q: Annotated[str, Query(max_length=200)] = "", limit: Annotated[int, Query(ge=1, le=MAX_N)] = 20):
         """Items whose title (or id) contains ``q`` (any case), the most rated first."""
         return Json(_search(slot.current(), q, limit))
 
-    @app.get("/users/{user}/recommendations", tags=["users"])
+    @app.get("/users/{user}/recommendations", tags=["users"], responses=_answers(404))
     async def recommendations(user: str, n: Annotated[int, Query(ge=1, le=MAX_N)] = 10) -> dict:
         """The user's ``n`` best unrated items, each with the contributions that make its score."""
         served = slot.current()
         return Json({"user": _known_user(served, user), "model": served.model_id,
                      "recommendations": served.model.recommend(user, n)})  # fmt: skip
 
-    @app.get("/users/{user}/items/{item}", tags=["users"])
+    @app.get("/users/{user}/items/{item}", tags=["users"], responses=_answers(404))
     async def prediction(user: str, item: str) -> dict:
         """Like-probability, verdict and the terms of the score of one (user, item)."""
         served = slot.current()
@@ -131,7 +173,7 @@ def create_app(settings: Settings) -> FastAPI:
         ids = {"user": _known_user(served, user), "item": fp.items[served.model.item_index(item)].item()}
         return Json({"model": served.model_id, **explained, **ids})
 
-    @app.get("/users/{user}/profile", tags=["users"])
+    @app.get("/users/{user}/profile", tags=["users"], responses=_answers(404))
     async def profile(user: str, limit: Annotated[int, Query(ge=1, le=10_000)] = 50) -> dict:
         """The user's like and dislike profiles and strongest co-clusters: the ``limit`` best
         supported values of each attribute kind and movies of each side, and how many there are
@@ -139,25 +181,23 @@ def create_app(settings: Settings) -> FastAPI:
         served = slot.current()
         return Json({"model": served.model_id, **_limited(served.model.explain(user), limit)})
 
-    @app.post("/recommendations", tags=["new people"])
+    @app.post("/recommendations", tags=["new people"], responses=_answers(413))
     async def new_person(person: NewPerson) -> dict:
         """The list of a person the model has never seen, from their ratings (no refit); rated
         items are never listed; items the model does not know are returned in ``ignored``."""
         served = slot.current()
-        ratings = _checked_ratings(served, person)
-        fp = served.model.profiles_
-        known = fp.item_index(list(ratings))
-        ignored = [item for item, k in zip(ratings, known) if k < 0]
-        if len(ignored) == len(ratings):
+        ratings, ignored = _checked_ratings(served, person)
+        if not ratings:
             raise _invalid(("body", "ratings"), "none of the rated items is in the model (see GET /items)")
         return Json({"model": served.model_id, "ignored": ignored,
                      "recommendations": served.model.recommend_for(ratings, person.n)})  # fmt: skip
 
-    @app.post("/admin/reload", tags=["service"])
+    @app.post("/admin/reload", tags=["service"], responses=_answers(403, 413))
     def reload(body: Reload, request: Request, authorization: Annotated[str | None, Header()] = None) -> dict:
         """Load another model directory and answer with it; requests in flight finish on the old
-        one, and a broken directory is refused (422) with the old model kept.  Allowed from the
-        loopback address, or — when the server has an admin token — with ``Authorization: Bearer TOKEN``."""
+        one, and a broken directory is refused (422) with the old model kept.  With an admin token,
+        allowed with ``Authorization: Bearer TOKEN``; without one, only from the same machine to a
+        server bound to a loopback address and not behind a proxy."""
         _check_admin(settings, request, authorization)
         try:
             served = slot.reload(body.path)
@@ -173,16 +213,29 @@ def create_app(settings: Settings) -> FastAPI:
         lo, hi = _scale(served)
         return environment().get_template("service.html.j2").render(
             version=__version__, model_id=served.model_id, n_items=int(served.model.profiles_.n_items),
-            low=lo, high=hi, max_n=MAX_N,
+            low=lo, high=hi, max_n=MAX_N, docs=settings.docs,
         )  # fmt: skip
 
-    @app.get("/users/{user}/report", response_class=HTMLResponse, tags=["users"])
+    @app.get("/page.js", include_in_schema=False)
+    async def page_script() -> Response:
+        # a file, not an inline script: the pages' Content-Security-Policy runs no inline script
+        return Response(_page_script(), media_type="text/javascript; charset=utf-8")
+
+    if settings.docs:
+
+        @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+        async def docs() -> str:
+            from ..present.html import environment
+
+            return environment().get_template("api.html.j2").render(version=__version__, **api_reference(app.openapi()))
+
+    @app.get("/users/{user}/report", response_class=HTMLResponse, tags=["users"], responses=_answers(404))
     def report(user: str) -> str:
         """The user's HTML report (profile, co-clusters, list with reasons, evidence chart)."""
         from ..present.report import render_user
 
         served = slot.current()
-        return render_user(served.model, user, model_path=served.path)
+        return render_user(served.model, user, model_path=f"model {served.model_id}")
 
     return app
 
@@ -239,24 +292,31 @@ def _scale(served: Served) -> tuple[float, float]:
     return float(values.min()), float(values.max())
 
 
-def _checked_ratings(served: Served, person: NewPerson) -> dict:
-    """``{item: rating}`` of a request, each rating finite and on the model's scale, no item twice."""
+def _checked_ratings(served: Served, person: NewPerson) -> tuple[dict, list]:
+    """``{item: rating}`` of a request's items the model knows (by their ids in the model) and the
+    ids it does not know; each rating finite and on the model's scale, no item twice however its id
+    is written (``42`` and ``"042"`` are one item)."""
     lo, hi = _scale(served)
-    out, first = {}, {}
-    for k, r in enumerate(person.ratings):
+    fp = served.model.profiles_
+    index = fp.item_index([r.item for r in person.ratings])
+    out, ignored, first = {}, [], {}
+    for k, (r, i) in enumerate(zip(person.ratings, index.tolist())):
         value = float(r.rating)
         if not math.isfinite(value) or not lo <= value <= hi:
             raise _invalid(
                 ("body", "ratings", k, "rating"), f"rating must be between {lo:g} and {hi:g}, got {r.rating!r}"
             )
-        key = str(r.item)
+        key = i if i >= 0 else str(r.item)
         if key in first:
             raise _invalid(
                 ("body", "ratings", k, "item"), f"item {r.item!r} is rated twice (ratings {first[key]} and {k})"
             )
         first[key] = k
-        out[r.item] = value
-    return out
+        if i >= 0:
+            out[fp.items[i].item()] = value
+        else:
+            ignored.append(r.item)
+    return out, ignored
 
 
 def _search(served: Served, q: str, limit: int) -> dict:
@@ -274,14 +334,23 @@ def _search(served: Served, q: str, limit: int) -> dict:
 
 
 def _check_admin(settings: Settings, request: Request, authorization: str | None) -> None:
+    """A reload is allowed with the admin token, or — a server without one — from the same machine
+    only: the server bound to a loopback address, no proxy in front of it (a proxy on the same host
+    makes every request come from 127.0.0.1), the request from a loopback address and carrying no
+    forwarding header."""
     if settings.admin_token:
         given = (authorization or "").removeprefix("Bearer ").strip()
         if not hmac.compare_digest(given.encode(), settings.admin_token.encode()):
             raise Forbidden("reloading needs the admin token: Authorization: Bearer TOKEN")
         return
+    if not settings.local or settings.behind_proxy:
+        where = "bound to a network address" if not settings.local else "behind a proxy (--forwarded-allow-ips)"
+        raise Forbidden(f"reloading a server {where} needs an admin token: start it with --admin-token")
     host = request.client.host if request.client else None
     if host not in LOOPBACK:
         raise Forbidden(f"reloading is allowed from the loopback address only (this request came from {host})")
+    if forwarded := [name for name in FORWARDING if name in request.headers]:
+        raise Forbidden(f"reloading is allowed from this machine only (the request was forwarded: {forwarded[0]})")
 
 
 def from_environment() -> FastAPI:
@@ -290,3 +359,10 @@ def from_environment() -> FastAPI:
     import os
 
     return create_app(Settings(**json.loads(os.environ["RECSYS_SERVE"])))
+
+
+@functools.cache
+def _page_script() -> str:
+    from importlib.resources import files
+
+    return files("recsys.present").joinpath("templates", "service.js").read_text(encoding="utf-8")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import ipaddress
 import json
 import os
 import shutil
@@ -13,17 +15,39 @@ from pathlib import Path
 from ..errors import ParameterError
 
 
-def run(model_dir: str | Path, *, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
-        admin_token: str | None = None, max_body: int = 1_000_000, requests_per_connection: int = 100,
-        quiet: bool = False) -> None:  # fmt: skip
-    """Serve ``model_dir`` until interrupted (see :mod:`recsys.service.app`)."""
+def run(
+    model_dir: str | Path,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    workers: int = 1,
+    admin_token: str | None = None,
+    max_body: int = 1_000_000,
+    requests_per_connection: int = 100,
+    forwarded_allow_ips: str | None = None,
+    allowed_hosts: list[str] | None = None,
+    header_timeout: float = 5.0,
+    body_timeout: float = 5.0,
+    limit_concurrency: int = 200,
+    docs: bool = True,
+    quiet: bool = False,
+) -> None:
+    """Serve ``model_dir`` until interrupted (see :mod:`recsys.service.app`).
+
+    ``forwarded_allow_ips``: the proxies whose ``X-Forwarded-For`` is believed (uvicorn's setting;
+    none by default, whatever ``FORWARDED_ALLOW_IPS`` says); ``allowed_hosts``: names the ``Host``
+    header may carry besides the loopback names and ``host``; ``header_timeout`` and
+    ``body_timeout``: seconds a request's headers and then its body may take to arrive;
+    ``limit_concurrency``: connections and requests at once in one worker before 503s."""
     try:
         import fastapi  # noqa: F401
+        import httptools  # noqa: F401  (the protocol the deadlines are set on)
         import uvicorn
     except ImportError as exc:
         raise ParameterError(f"recsys serve needs {exc.name}: pip install 'hblcoclust[serve]'") from None
 
     from .app import Settings, create_app
+    from .deadlines import DeadlineProtocol
     from .slot import Served
 
     if workers < 1:
@@ -34,21 +58,46 @@ def run(model_dir: str | Path, *, host: str = "127.0.0.1", port: int = 8000, wor
         raise ParameterError(f"--requests-per-connection must be 0 (never) or more, got {requests_per_connection}")
     if not 0 <= port <= 65535:
         raise ParameterError(f"--port must be between 0 and 65535, got {port}")
+    for name, seconds in (("--header-timeout", header_timeout), ("--body-timeout", body_timeout)):
+        if not 0 < seconds <= 3600:
+            raise ParameterError(f"{name} must be between 0 and 3600 seconds, got {seconds:g}")
+    if limit_concurrency < 1:
+        raise ParameterError(f"--limit-concurrency must be at least 1, got {limit_concurrency}")
+    hosts = _allowed_hosts(host, allowed_hosts)
     control_dir = tempfile.mkdtemp(prefix="recsys-serve-")
-    settings = Settings(str(Path(model_dir).resolve()), os.path.join(control_dir, "model.json"), admin_token, max_body,
-                        requests_per_connection=requests_per_connection or None)  # fmt: skip
-    log = "warning" if quiet else "info"
+    settings = Settings(
+        str(Path(model_dir).resolve()),
+        os.path.join(control_dir, "model.json"),
+        admin_token,
+        max_body,
+        requests_per_connection=requests_per_connection or None,
+        local=_is_loopback(host),
+        behind_proxy=bool(forwarded_allow_ips),
+        allowed_hosts=hosts,
+        docs=docs,
+    )
+    # uvicorn believes X-Forwarded-For from FORWARDED_ALLOW_IPS (127.0.0.1 unless set) by default:
+    # the client's address is the proxy's word only when --forwarded-allow-ips names the proxy
+    server = {
+        "host": host,
+        "port": port,
+        "log_level": "warning" if quiet else "info",
+        "proxy_headers": bool(forwarded_allow_ips),
+        "forwarded_allow_ips": forwarded_allow_ips or "",
+        "limit_concurrency": limit_concurrency,
+        "http": functools.partial(DeadlineProtocol, header_timeout=header_timeout, body_timeout=body_timeout),
+        "server_header": False,
+    }
     try:
         # a broken model is one error line, before anything listens: one worker loads it here for
         # good; several load their own, so it is only checked here
         app = create_app(settings) if workers == 1 else Served.load(model_dir, 0)
         _check_free(host, port)
         if workers == 1:
-            uvicorn.run(app, host=host, port=port, log_level=log)
+            uvicorn.run(app, **server)
         else:  # each worker process builds its own app from the same settings
             os.environ["RECSYS_SERVE"] = json.dumps(asdict(settings))
-            uvicorn.run("recsys.service.app:from_environment", factory=True, host=host, port=port, workers=workers,
-                        log_level=log)  # fmt: skip
+            uvicorn.run("recsys.service.app:from_environment", factory=True, workers=workers, **server)
     finally:
         shutil.rmtree(control_dir, ignore_errors=True)
 
@@ -62,3 +111,22 @@ def _check_free(host: str, port: int) -> None:
         except OSError as exc:
             message = f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port or --host"
             raise ParameterError(message) from None
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _allowed_hosts(host: str, extra: list[str] | None) -> list[str]:
+    from .headers import allowed_hosts
+
+    names = allowed_hosts(host, [n for item in extra or [] for n in item.split(",")])
+    for name in names:
+        if name != "*" and ("*" in name[1:] or (name.startswith("*") and not name.startswith("*."))):
+            raise ParameterError(f"--allowed-hosts: {name!r} is not a host name or a pattern like '*.example.org'")
+    return names
