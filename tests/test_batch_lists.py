@@ -84,6 +84,28 @@ def test_block_lists_are_the_per_person_lists(model, blend, budget):
         assert np.array_equal(want, mine), np.abs(want - mine)[np.isfinite(want)].max()
 
 
+@pytest.mark.parametrize("by_item", [0, 2])
+@pytest.mark.parametrize("budget", [0, 2])
+def test_co_clusters_found_by_item_or_by_mask_give_the_same_lists(model, by_item, budget):
+    """The neighbours' co-clusters found by one pass over every co-cluster (a batch) or through
+    each person's items (one list): the same list scores, against the per-person reference, in
+    blocks of many people and one person at a time."""
+    m = copy.copy(model)
+    m.profiles_ = dataclasses.replace(model.profiles_, user_budget=budget)
+    rows = _people(m, np.random.default_rng(7), 10)[::3]
+    blend = m._blend
+    n_candidates = 0 if blend.plain else blend.candidates
+    lister = Lister(m)
+    lister.by_item = by_item
+    together = [s.dense(t) for _, _, s in lister.blocks(People.of(rows), n_candidates) for t in range(len(s.n_cand))]
+    alone = [next(iter(lister.blocks(People.of([row]), n_candidates)))[2].dense(0) for row in rows[:8]]
+    for k, (items, ratings) in enumerate(rows):
+        want = reference(m, items, ratings, items, n_candidates)
+        assert np.array_equal(want, together[k])
+        if k < len(alone):
+            assert np.array_equal(want, alone[k])
+
+
 def test_a_list_never_names_what_it_is_told_not_to(model):
     """``list_key``'s ``rated`` (here: nothing, then the person's first items) is what is excluded."""
     m = copy.copy(model)

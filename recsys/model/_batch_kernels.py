@@ -194,22 +194,43 @@ def join_masks(c_ptr, c_idx, need, held_by, out):
 
 
 @numba.njit(nogil=True, cache=True)
-def neighbours(p_ptr, p_idx, on_side, n_items, c_ptr, c_idx, need, budget, m_ptr, m_idx, w, norms, k,
-               out_idx, out_sim, out_len, lo, hi):  # fmt: skip
+def neighbours(p_ptr, p_idx, on_side, n_items, c_ptr, c_idx, i_ptr, i_idx, by_item, need, budget, m_ptr, m_idx, w,
+               norms, k, out_idx, out_sim, out_len, lo, hi):  # fmt: skip
     """Each person's ``k`` most similar training users through the co-clusters they join — those
-    with at least ``need[c]`` of their items (``c_*``) among the person's items flagged ``on_side``
-    (:func:`join_masks`, 64 people at a time); with a ``budget``, that many of them with the fewest
-    users, ties by index — written at ``t * k`` in ``out_idx``/``out_sim`` (``out_len[t]`` of them),
-    decreasing similarity, ties by user.  ``m_*``: each co-cluster's users; ``w``: co-cluster
-    weights; ``norms``: the users' norms."""
+    with at least ``need[c]`` of their items (``c_*``) among the person's items flagged ``on_side``;
+    with a ``budget``, that many of them with the fewest users, ties by index — written at ``t * k``
+    in ``out_idx``/``out_sim`` (``out_len[t]`` of them), decreasing similarity, ties by user.
+    ``m_*``: each co-cluster's users; ``w``: co-cluster weights; ``norms``: the users' norms.
+
+    The co-clusters joined are found for 64 people at a time by one pass over every co-cluster's
+    items (:func:`join_masks`), or by counting, person by person, the co-clusters of their items
+    through ``i_*`` (items × co-clusters): ``by_item`` 0 never, 1 when the people's items lie in
+    fewer co-cluster memberships than the pass reads (one person's list), 2 always.  The same
+    co-clusters either way."""
     n_cc, n_users = len(c_ptr) - 1, len(norms)
     held_by = np.zeros(n_items, dtype=np.uint64)
     masks = np.empty(n_cc, dtype=np.uint64)
     num = np.zeros(n_users)
     touched_u = np.empty(n_users, dtype=np.int64)
     w_joined = np.empty(n_cc)
+    hits = np.zeros(n_cc if by_item > 0 else 0, dtype=np.int64)
+    touched_c = np.empty(len(hits), dtype=np.int64)
     for g in range(lo, hi, 64):
         g_hi = min(hi, g + 64)
+        counted = by_item == 2
+        if by_item == 1:
+            reads = 0
+            for t in range(g, g_hi):
+                for q in range(p_ptr[t], p_ptr[t + 1]):
+                    if on_side[q]:
+                        reads += i_ptr[p_idx[q] + 1] - i_ptr[p_idx[q]]
+            counted = reads < len(c_idx)
+        if counted:
+            for t in range(g, g_hi):
+                joined = _joined_by_item(p_ptr, p_idx, on_side, i_ptr, i_idx, need, t, hits, touched_c)
+                _neighbours_of(joined, budget, m_ptr, m_idx, w, norms, k, num, touched_u, w_joined, t, out_idx,
+                               out_sim, out_len)  # fmt: skip
+            continue
         for t in range(g, g_hi):
             bit = np.uint64(1) << np.uint64(t - g)
             for q in range(p_ptr[t], p_ptr[t + 1]):
@@ -240,18 +261,49 @@ def neighbours(p_ptr, p_idx, on_side, n_items, c_ptr, c_idx, need, budget, m_ptr
                 m &= m - np.uint64(1)
         for t in range(g, g_hi):
             joined = lists[starts[t - g] : starts[t - g + 1]]
-            n_j = len(joined)
-            out_len[t] = 0
-            if n_j == 0:
-                continue
-            if budget > 0 and n_j > budget:
-                sizes = np.empty(n_j, dtype=np.int64)
-                for j in range(n_j):
-                    sizes[j] = m_ptr[joined[j] + 1] - m_ptr[joined[j]]
-                joined = np.sort(joined[smallest(sizes, budget)])  # equal sizes: by index
-                n_j = budget
-            _top_neighbours(joined, n_j, m_ptr, m_idx, w, norms, k, num, touched_u, w_joined, t, out_idx, out_sim,
-                            out_len)  # fmt: skip
+            _neighbours_of(joined, budget, m_ptr, m_idx, w, norms, k, num, touched_u, w_joined, t, out_idx, out_sim,
+                           out_len)  # fmt: skip
+
+
+@numba.njit(nogil=True, cache=True)
+def _joined_by_item(p_ptr, p_idx, on_side, i_ptr, i_idx, need, t, hits, touched_c):
+    """The co-clusters person ``t`` joins (increasing index), counted through their items'
+    co-clusters; ``hits`` is all zeros before and after."""
+    n_t = 0
+    for q in range(p_ptr[t], p_ptr[t + 1]):
+        if on_side[q]:
+            i = p_idx[q]
+            for r in range(i_ptr[i], i_ptr[i + 1]):
+                c = i_idx[r]
+                if hits[c] == 0:
+                    touched_c[n_t] = c
+                    n_t += 1
+                hits[c] += 1
+    n_j = 0
+    for j in range(n_t):
+        c = touched_c[j]
+        if need[c] > 0 and hits[c] >= need[c]:
+            touched_c[n_j] = c
+            n_j += 1
+        hits[c] = 0
+    return np.sort(touched_c[:n_j])
+
+
+@numba.njit(nogil=True, cache=True)
+def _neighbours_of(joined, budget, m_ptr, m_idx, w, norms, k, num, touched_u, w_joined, t, out_idx, out_sim, out_len):
+    """Person ``t``'s neighbours through the co-clusters ``joined`` (increasing index), within the
+    ``budget`` of co-clusters (those with the fewest users, ties by index)."""
+    n_j = len(joined)
+    out_len[t] = 0
+    if n_j == 0:
+        return
+    if budget > 0 and n_j > budget:
+        sizes = np.empty(n_j, dtype=np.int64)
+        for j in range(n_j):
+            sizes[j] = m_ptr[joined[j] + 1] - m_ptr[joined[j]]
+        joined = np.sort(joined[smallest(sizes, budget)])  # equal sizes: by index
+        n_j = budget
+    _top_neighbours(joined, n_j, m_ptr, m_idx, w, norms, k, num, touched_u, w_joined, t, out_idx, out_sim, out_len)
 
 
 @numba.njit(nogil=True, cache=True)

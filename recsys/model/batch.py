@@ -26,7 +26,6 @@ from . import _batch_kernels as kern
 from ._pair_kernels import run_in_ranges
 from .attributes import ATTRIBUTE_SHRINKAGE
 from .csr import Csr
-from .neighbours import cocluster_weights
 from .settings import RECOMMENDER_PARAMS
 from .terms import ATTRIBUTE_TERMS, VOTE_TERMS, like_share
 from .threads import cores, in_threads
@@ -37,6 +36,7 @@ BLOCK_CELLS = 1 << 22
 _PEOPLE_PER_RANGE = 8
 # below this many people a block is not split over threads (its kernels are, in ranges)
 _MIN_BLOCK = 64
+_FEW = 8  # people scored at most: their co-clusters found through their items (kern.neighbours)
 
 
 @dataclass
@@ -158,6 +158,9 @@ class Lister:
                           for side, p in (("like", model.like_params), ("dislike", model.dislike_params))}  # fmt: skip
         groups = model.weights_for(np.flatnonzero(self.scoreable)) if hasattr(model, "weights_") else []
         self.names = sorted({n for _, w in groups for n in w.names})
+        # how the neighbours' co-clusters are found (kern.neighbours's by_item): None lets the
+        # number of people choose; the tests set 0 or 2 to compare the two ways
+        self.by_item: int | None = None
 
     def _narrow(self, name: str, idx: np.ndarray) -> np.ndarray:
         """``idx`` as int32 when it fits (kept for the lists' life): the kernels stream these index
@@ -300,9 +303,17 @@ class Lister:
         nb_len = np.zeros(B, dtype=np.int64)
         if len(cc):
             members = cc.users
-            w = cocluster_weights(members.lengths)
+            w = cc.weights
+            # a few people (one list, a new person) find their co-clusters through their items' (the
+            # items × co-clusters index that the fold-in builds anyway); a batch passes none
+            by_item = self.by_item if self.by_item is not None else int(B <= _FEW)
+            if by_item:
+                i_ptr, i_idx = cc.of_item.ptr, cc.of_item.idx
+            else:
+                i_ptr, i_idx = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)  # as of_item's
             self._run(kern.neighbours, B, people.ptr, people.idx, on_side, fp.n_items, cc.items.ptr,
-                      self._narrow(f"{side}.items", cc.items.idx), cc.need(self.densities[side]), int(fp.user_budget),
+                      self._narrow(f"{side}.items", cc.items.idx), i_ptr, i_idx, by_item, cc.need(self.densities[side]),
+                      int(fp.user_budget),
                       members.ptr, self._narrow(f"{side}.users", members.idx), w,
                           cc.user_norms, k_nb,
                       nb_idx, nb_sim, nb_len, size=64)  # fmt: skip

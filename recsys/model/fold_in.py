@@ -19,7 +19,7 @@ import numpy as np
 from coclust.params import DENSITY_TOLERANCE
 
 from .csr import Csr
-from .neighbours import Neighbours, cocluster_weights, person_votes, votes_on_person
+from .neighbours import Neighbours, person_votes, votes_on_person
 from .profiles import CoClusters, FittedProfiles
 from .settings import SIDES
 
@@ -81,7 +81,7 @@ def _neighbours(cc: CoClusters, mine: np.ndarray, n_users: int, k: int) -> Neigh
     if not len(mine):
         return Neighbours(np.zeros(2, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0))
     members = cc.users
-    w = cocluster_weights(members.lengths)
+    w = cc.weights
     which, pos = members.rows_entries(mine)
     num = np.bincount(members.idx[pos], weights=w[mine][which], minlength=n_users)
     norms = cc.user_norms

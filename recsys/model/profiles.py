@@ -50,13 +50,26 @@ class CoClusters:
         """Attributes × co-clusters."""
         return self.attributes.transpose()
 
+    @cached_property
+    def weights(self) -> np.ndarray:
+        """Each co-cluster's weight in the similarities (:func:`recsys.model.neighbours.cocluster_weights`),
+        computed once: every list reads it."""
+        from .neighbours import cocluster_weights
+
+        return cocluster_weights(self.users.lengths)
+
     def need(self, density: float) -> np.ndarray:
         """How many of each co-cluster's items a person must hold to join it at ``density``
-        (:mod:`recsys.model.fold_in`): ``ceil(density × items)``, at least 1 (0 for an empty one)."""
+        (:mod:`recsys.model.fold_in`): ``ceil(density × items)``, at least 1 (0 for an empty one);
+        computed once per density (every list reads it)."""
         from coclust.params import DENSITY_TOLERANCE
 
-        size = self.items.lengths
-        return np.where(size > 0, np.maximum(np.ceil(density * size - DENSITY_TOLERANCE), 1), 0).astype(np.int64)
+        cache = self.__dict__.setdefault("_need", {})
+        if density not in cache:
+            size = self.items.lengths
+            need = np.maximum(np.ceil(density * size - DENSITY_TOLERANCE), 1)
+            cache[density] = np.where(size > 0, need, 0).astype(np.int64)
+        return cache[density]
 
     @cached_property
     def user_norms(self) -> np.ndarray:
