@@ -111,8 +111,11 @@ def _record_lines(text: str, sep: str):
         start = line + 1
 
 
-def _map_columns(df: pd.DataFrame, path: Path, wanted: tuple, required: tuple, columns: dict | None) -> dict:
-    """``{standard name: column in the file}``."""
+def _map_columns(
+    df: pd.DataFrame, path: Path, wanted: tuple, required: tuple, columns: dict | None, option: str | None
+) -> dict:
+    """``{standard name: column in the file}``; ``option`` is the command-line option that maps
+    columns for this kind of file (none for a file whose columns cannot be mapped)."""
     columns = dict(columns or {})
     unknown = set(columns) - set(wanted)
     if unknown:
@@ -133,10 +136,8 @@ def _map_columns(df: pd.DataFrame, path: Path, wanted: tuple, required: tuple, c
                 break
     missing = [r for r in required if r not in out]
     if missing:
-        raise DataFormatError(
-            f"{path}:1: the header {list(df.columns)} has no {' or '.join(missing)} column; name it so or map it "
-            f"(e.g. --ratings-columns {missing[0]}=YOUR_NAME)"
-        )
+        how = f"name it so or map it (e.g. {option} {missing[0]}=YOUR_NAME)" if option else "name it so"
+        raise DataFormatError(f"{path}:1: the header {list(df.columns)} has no {' or '.join(missing)} column; {how}")
     return out
 
 
@@ -187,7 +188,9 @@ def _arrow(values: pd.Series):
 def read_ratings(path: str | Path, columns: dict | None = None, duplicates: str = "error") -> pd.DataFrame:
     """A ratings file as ``user, item, rating[, timestamp]`` (see the module docstring)."""
     df, path, lines = _read(path, "ratings")
-    cols = _map_columns(df, path, ("user", "item", "rating", "timestamp"), ("user", "item", "rating"), columns)
+    cols = _map_columns(
+        df, path, ("user", "item", "rating", "timestamp"), ("user", "item", "rating"), columns, "--ratings-columns"
+    )
     out = pd.DataFrame({role: df[col] for role, col in cols.items()})
     for role in ("user", "item"):
         ids = out[role].str.strip()
@@ -222,7 +225,7 @@ def read_person(path: str | Path, columns: dict | None = None) -> pd.DataFrame:
     """One person's ratings, ``item, rating`` (a header, then a line per rating; the same names,
     delimiters and checks as :func:`read_ratings`)."""
     df, path, lines = _read(path, "ratings")
-    cols = _map_columns(df, path, ("item", "rating"), ("item", "rating"), columns)
+    cols = _map_columns(df, path, ("item", "rating"), ("item", "rating"), columns, None)
     out = pd.DataFrame({"item": df[cols["item"]].str.strip().to_numpy(dtype=object)})
     empty = np.flatnonzero((out["item"] == "").to_numpy())
     if len(empty):
@@ -289,7 +292,7 @@ def read_items(path: str | Path, columns: dict | None = None) -> tuple[pd.DataFr
     ``item, kind, value`` (see the module docstring for the wide and long layouts)."""
     df, path, lines = _read(path, "items")
     lower = {c.lower(): c for c in df.columns}
-    cols = _map_columns(df, path, ("item",), ("item",), columns)
+    cols = _map_columns(df, path, ("item",), ("item",), columns, "--items-columns")
     item_col = cols["item"]
     stripped = df[item_col].str.strip()
     empty = np.flatnonzero((stripped == "").to_numpy())

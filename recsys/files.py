@@ -21,6 +21,7 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
     try:
+        os.chmod(tmp, 0o666 & ~umask())  # mkstemp's 0600 would keep the file from the user's group and others
         kwargs = {} if "b" in mode else {"encoding": encoding, "newline": newline}
         with os.fdopen(fd, mode, **kwargs) as f:
             yield f
@@ -29,6 +30,13 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def umask() -> int:
+    """The process's umask (read by setting it and putting it back: there is no other way)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def plain(x):

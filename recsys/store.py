@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ModelFileError
-from .files import jsonable
+from .files import jsonable, umask
 from .model import ProfileRecommender
 from .model.list_blend import ListBlend
 from .model.profiles import FittedProfiles
@@ -63,6 +63,7 @@ def save(model: ProfileRecommender, path: str | Path, provenance: dict | None = 
     }
     tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}-"))
     try:
+        tmp.chmod(0o777 & ~umask())  # mkdtemp's 0700 would keep the model from a colleague or a web server
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
         np.savez(tmp / "arrays.npz", **model.profiles_.to_arrays())
         if path.exists():

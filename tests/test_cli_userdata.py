@@ -118,6 +118,26 @@ def test_report_all_and_demo_command(tmp_path):
     assert res.returncode == 2 and "give USER, or --all" in res.stderr
 
 
+def test_a_report_without_out_is_written_beside_you(tmp_path, monkeypatch):
+    """`recsys report MODEL USER` as the README's first screen writes it: report-USER.html here."""
+    from test_recsys_model import FAST as FAST_PARAMS
+    from typer.testing import CliRunner
+
+    from ingest.datasets import load_movies
+    from recsys.cli import app
+    from recsys.model import ProfileRecommender
+    from recsys.store import save
+
+    data = load_movies("demo", "all")
+    model = ProfileRecommender(like_params=FAST_PARAMS, dislike_params=FAST_PARAMS)
+    save(model.fit(data.train, data.attributes, data.items), tmp_path / "m")
+    monkeypatch.chdir(tmp_path)
+    user = str(data.train["user"].iloc[0])
+    res = CliRunner().invoke(app, ["report", "m", user])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / f"report-{user}.html").exists() and f"report-{user}.html" in res.output
+
+
 def test_evaluate_option_errors_come_before_the_data(tmp_path):
     for args, message in ((["--grid", "huge"], "--grid must be one of small, full"),
                           (["--methods", "svd,magic"], "--methods must be among"),

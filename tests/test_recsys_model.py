@@ -159,6 +159,27 @@ def test_surprise_trainset_input(fitted):
     assert np.allclose(a, b, equal_nan=True)
 
 
+@pytest.mark.parametrize("mask, file_mode, dir_mode", [(0o022, 0o644, 0o755), (0o077, 0o600, 0o700)])
+def test_saved_files_follow_the_umask(fitted, tmp_path, mask, file_mode, dir_mode):
+    """A model directory and the files written atomically are as readable as the user's umask
+    says (a temporary file or directory alone would be private whatever it says)."""
+    import os
+    import stat
+
+    from recsys.files import atomic_open
+
+    old = os.umask(mask)
+    try:
+        d = store.save(fitted[0], tmp_path / "model", {"dataset": "taste"})
+        with atomic_open(tmp_path / "report.html") as f:
+            f.write("<p>x</p>")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(d.stat().st_mode) == dir_mode
+    assert stat.S_IMODE((tmp_path / "report.html").stat().st_mode) == file_mode
+    assert stat.S_IMODE((d / "manifest.json").stat().st_mode) == file_mode
+
+
 def test_store_round_trip(fitted, tmp_path):
     model, _, test, _, _ = fitted
     d = store.save(model, tmp_path / "model", {"dataset": "taste"})

@@ -49,6 +49,21 @@ def test_duplicate_policies(tmp_path):
         read_ratings(p, duplicates="first")
 
 
+def test_a_missing_column_points_to_the_option_that_maps_it(tmp_path):
+    """The hint names the option of the file's own kind, and none for a file that cannot be mapped."""
+    from ingest.userfiles import read_person
+
+    write(tmp_path / "r.csv", "reader,book\nr1,b1\n")
+    with pytest.raises(DataFormatError, match=r"no rating column; name it so or map it \(e.g. --ratings-columns"):
+        read_ratings(tmp_path / "r.csv", {"user": "reader", "item": "book"})
+    write(tmp_path / "i.csv", "thing,genres\nb1,x\n")
+    with pytest.raises(DataFormatError, match=r"no item column; name it so or map it \(e.g. --items-columns item="):
+        read_items(tmp_path / "i.csv")
+    write(tmp_path / "me.csv", "thing,verdict\n1,5\n")
+    with pytest.raises(DataFormatError, match=r"no item or rating column; name it so$"):
+        read_person(tmp_path / "me.csv")
+
+
 def test_items_wide_and_long(tmp_path):
     wide = write(
         tmp_path / "i.csv",

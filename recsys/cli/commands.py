@@ -332,7 +332,12 @@ def _check_evaluation(protocol, setup) -> None:
 def report(
     model_dir: Path = MODEL_DIR,
     user: str = typer.Argument(None, help="User id (omit with --all)."),
-    out: Path = typer.Option(..., "--out", "-o", help="HTML file to write (a directory with --all)."),
+    out: Path = typer.Option(
+        None,
+        "--out",
+        "-o",
+        help="HTML file to write (default: report-USER.html; with --all a directory, default: reports).",
+    ),
     all_users: bool = typer.Option(False, "--all", help="One page per user and an index.html, in the --out directory."),
     users: str = typer.Option(None, "--users", help="With --all: only these users (comma separated)."),
     item: str = typer.Option(None, "--item", help="The movie whose evidence is charted (default: the top pick)."),
@@ -348,6 +353,8 @@ def report(
         raise ParameterError("--users goes with --all")
     if n < 1:
         raise ParameterError(f"-n must be at least 1, got {n}")
+    if out is None:
+        out = Path("reports") if all_users else Path(f"report-{_file_safe(user)}.html")
     model = _load_model(model_dir)
     if all_users:
         chosen = [u.strip() for u in users.split(",") if u.strip()] if users else None
@@ -446,3 +453,10 @@ def serve(
         docs=docs,
         quiet=quiet,
     )
+
+
+def _file_safe(text: str) -> str:
+    """``text`` usable in a file name: letters, digits, ``.``, ``-`` and ``_`` kept, others ``_``."""
+    import re
+
+    return re.sub(r"[^\w.-]", "_", text).strip(".") or "user"
