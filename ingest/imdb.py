@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -140,16 +141,61 @@ def imdb_attributes(folder: str | Path, tconsts: Iterable[str], kinds: Iterable[
 
 DETAILS_KINDS = ("director", "writer", "cast")
 _MISSING = {"nan", "none", "null", "n/a"}
+_TITLE_YEAR = re.compile(r"\((\d{4})\)\s*$")
+
+
+def _link_problem(rec: dict, people: list[tuple[str, str]]) -> str | None:
+    """Why a scraped IMDb entry is not the MovieLens movie, or None when it passes the checks.
+
+    The scrape followed IMDb's first search hit, which is sometimes a video game, a TV episode or
+    a remake ("Return of the Jedi" -> a video game directed by "Peter Ross-Murray").  Its ``year``
+    field holds the entry's year for a film and a kind otherwise ("Video Game", "TV Series",
+    "Episode aired ..."); without a year the entry cannot be told apart from a wrong one.
+    """
+    if not people:
+        return "no people (placeholders only)"
+    year = rec.get("year")
+    if year is None or (isinstance(year, str) and not year.strip()):
+        return "no year to check"
+    try:
+        entry_year = int(float(year))
+    except (TypeError, ValueError):
+        return "not a film"
+    title_year = _TITLE_YEAR.search(str(rec.get("movie_title") or "").strip())
+    if title_year is None:
+        return "no title year to check"
+    if abs(entry_year - int(title_year.group(1))) > 1:
+        return "year differs by more than 1"
+    return None
+
+
+def _people(rec: dict, top_cast: int | None) -> list[tuple[str, str]]:
+    """``(kind, name)`` of a record's director, writer and cast, placeholders dropped."""
+    out = []
+    for kind in DETAILS_KINDS:
+        values = rec.get(kind) or []
+        if isinstance(values, str):
+            values = [values]
+        if kind == "cast" and top_cast is not None:
+            values = values[:top_cast]
+        for v in values:
+            # the scrape writes missing people as "nan" or ""
+            v = v.strip() if isinstance(v, str) else ""
+            if v and v.lower() not in _MISSING:
+                out.append((kind, v))
+    return out
 
 
 def read_ml100k_details(path: str | Path, top_cast: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``movielens100k_details.json``: per MovieLens-100K movie, IMDb director, writer and cast.
 
     Returns ``(attributes, links)``: a long ``item, kind, value`` table with kinds ``director``,
-    ``writer``, ``cast`` (the file does not tell actors from actresses), and ``item, tconst`` from
-    every record's IMDb URL.  ``top_cast`` keeps the first billed cast members only.  The file's
-    ``genre`` field is unreliable (see PROVENANCE), so genres are not read here: they come from
-    ``u.item``; people written as ``nan`` or empty are skipped.
+    ``writer``, ``cast`` (the file does not tell actors from actresses), and ``item, tconst,
+    problem`` for every record with an IMDb URL.  An entry that is not the movie (``problem`` not
+    null: not a film, no year, a year more than one off the MovieLens title's, or only placeholder
+    people) contributes no attributes; the movie keeps its genres from ``u.item``.  ``top_cast``
+    keeps the first billed cast members only.  The file's ``genre`` field is unreliable (see
+    PROVENANCE), so genres are not read here; people written as ``nan`` or empty are skipped.
     """
     path = Path(path)
     if not path.exists():
@@ -167,18 +213,12 @@ def read_ml100k_details(path: str | Path, top_cast: int | None = None) -> tuple[
             raise DataFormatError(f"{path}: record {i} has no integer movie_id")
         url = rec.get("movie_url") or ""
         tconst = url.split("/title/")[1].split("/")[0] if "/title/tt" in url else None
-        links.append((rec["movie_id"], tconst))
-        for kind in DETAILS_KINDS:
-            values = rec.get(kind) or []
-            if isinstance(values, str):
-                values = [values]
-            if kind == "cast" and top_cast is not None:
-                values = values[:top_cast]
-            for v in values:
-                # the scrape writes missing people as "nan" or ""
-                v = v.strip() if isinstance(v, str) else ""
-                if v and v.lower() not in _MISSING:
-                    rows.append((rec["movie_id"], kind, v))
+        people = _people(rec, top_cast)
+        problem = _link_problem(rec, people)
+        links.append((rec["movie_id"], tconst, problem))
+        if problem is None:
+            rows += [(rec["movie_id"], kind, name) for kind, name in people]
     df = pd.DataFrame(rows, columns=["item", "kind", "value"])
-    link_df = pd.DataFrame(links, columns=["item", "tconst"]).dropna().drop_duplicates("item")
+    link_df = pd.DataFrame(links, columns=["item", "tconst", "problem"])
+    link_df = link_df.dropna(subset=["tconst"]).drop_duplicates("item")
     return df.drop_duplicates().reset_index(drop=True), link_df.reset_index(drop=True)

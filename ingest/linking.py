@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 
 @dataclass
 class LinkReport:
-    """How the items were linked: counts by method, and the items left unlinked."""
+    """How the items were linked: counts by method, the links refused and why, the items left unlinked."""
 
     n_items: int
     by_method: dict[str, int]
     unlinked: list[int]
+    rejected: dict[str, int] = field(default_factory=dict)
 
     @property
     def n_linked(self) -> int:
@@ -23,7 +24,11 @@ class LinkReport:
 
     def __str__(self) -> str:
         parts = ", ".join(f"{k} {v:,}" for k, v in self.by_method.items())
-        return f"linked {self.n_linked:,} of {self.n_items:,} items to IMDb ({parts}); {len(self.unlinked):,} unlinked"
+        text = f"linked {self.n_linked:,} of {self.n_items:,} items to IMDb ({parts}); {len(self.unlinked):,} unlinked"
+        if self.rejected:
+            why = ", ".join(f"{k} {v:,}" for k, v in self.rejected.items())
+            text += f"; {sum(self.rejected.values()):,} links refused ({why}), those movies keep their genres only"
+        return text
 
 
 _ARTICLE = re.compile(r"^(.*), (The|A|An|Les|La|Le|Il|Das|Die|Der|El|L')$", re.IGNORECASE)
@@ -55,13 +60,19 @@ def link_items(
     In order of trust: ``links`` (``item, tconst``; the CSV releases' ``links.csv``); ``details``
     (``item, tconst`` from the IMDb URLs of the 100K details file); then title + year matching
     against ``titles`` (``tconst, title, year``, e.g. IMDb's ``title.basics``), accepted only when
-    exactly one title matches.
+    exactly one title matches.  ``details`` rows with a non-null ``problem`` (an entry that failed
+    :func:`ingest.imdb.read_ml100k_details`' checks) are refused and counted in the report.
 
     Returns ``(item, tconst, method)`` rows and a :class:`LinkReport`.
     """
     remaining = pd.Index(items["item"].unique())
     found = []
     by_method: dict[str, int] = {}
+    rejected: dict[str, int] = {}
+    if details is not None and "problem" in details:
+        refused = details["problem"].notna() & details["item"].isin(remaining)
+        rejected = {str(k): int(v) for k, v in details.loc[refused, "problem"].value_counts().items()}
+        details = details[~refused]
     for method, table in (("links.csv", links), ("imdb url", details)):
         if table is None or remaining.empty:
             continue
@@ -79,5 +90,5 @@ def link_items(
         by_method["title+year"] = len(unique)
         remaining = remaining.difference(unique["item"])
     out = pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=["item", "tconst", "method"])
-    report = LinkReport(int(items["item"].nunique()), by_method, sorted(int(i) for i in remaining))
+    report = LinkReport(int(items["item"].nunique()), by_method, sorted(int(i) for i in remaining), rejected)
     return out, report

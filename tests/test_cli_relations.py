@@ -23,7 +23,9 @@ def test_relations_json_on_ml100k_u1(shared_data):
     assert {"users", "attributes", "relations", "like_relations", "dislike_relations", "movies"} <= out.keys()
     assert out["users"] == 943 and out["movie_relations"] == 80_000
     assert out["like_relations"] + out["dislike_relations"] == out["relations"]
-    assert out["items_linked_to_imdb"] == 1591
+    # 1,591 entries in the details file, 133 of them not the movie (a video game, an episode, a remake)
+    assert out["items_linked_to_imdb"] + sum(out["imdb_links_refused"].values()) == 1591
+    assert out["imdb_links_refused"]["not a film"] > 0
 
 
 @pytest.mark.data

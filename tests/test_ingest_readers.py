@@ -216,32 +216,55 @@ def test_imdb_bad_header_and_missing(tmp_path):
         read_principals(tmp_path / "nothing.tsv.gz", ["tt1"])
 
 
+def _details_record(movie_id, title, year, director=("D",), url_id=None, **more):
+    url = f"http://www.imdb.com/title/tt{url_id or movie_id:07d}/?ref_=x"
+    return {
+        "movie_id": movie_id,
+        "movie_title": title,
+        "year": year,
+        "movie_url": url,
+        "director": list(director),
+        "writer": more.get("writer", []),
+        "cast": more.get("cast", []),
+    }
+
+
 def test_ml100k_details(tmp_path):
     recs = [
-        {
-            "movie_id": 1,
-            "movie_url": "http://www.imdb.com/title/tt0114709/?ref_=x",
-            "director": ["John L"],
-            "writer": ["W1", "W2"],
-            "cast": ["A", "B", "C", "D"],
-            "genre": ["Documentary"],
-        }
+        _details_record(1, "Toy Story (1995)", 1995.0, ["John L"], 114709, writer=["W1", "W2"], cast=list("ABCD")),
+        _details_record(2, "Star Wars (1977)", None, ["nan"], writer=["", ""], cast=["nan"]),
     ]
-    recs.append(
-        {
-            "movie_id": 2,
-            "movie_url": "http://www.imdb.com/title/tt0000002/",
-            "director": ["nan"],
-            "writer": ["", ""],
-            "cast": ["nan"],
-        }
-    )
     df, links = read_ml100k_details(write(tmp_path, "d.json", json.dumps(recs)), top_cast=2)
     assert set(df["kind"]) == {"director", "writer", "cast"} and set(df["item"]) == {1}
-    assert links.to_dict("records") == [{"item": 1, "tconst": "tt0114709"}, {"item": 2, "tconst": "tt0000002"}]
+    assert links[["item", "tconst"]].to_dict("records") == [
+        {"item": 1, "tconst": "tt0114709"},
+        {"item": 2, "tconst": "tt0000002"},
+    ]
     assert df.loc[df["kind"] == "cast", "value"].tolist() == ["A", "B"]
     with pytest.raises(DataFormatError, match=r"d\.json:1: invalid JSON"):
         read_ml100k_details(write(tmp_path, "d.json", "[{"))
+
+
+@pytest.mark.parametrize(
+    "title, year, director, problem",
+    [
+        ("Toy Story (1995)", "1996", ["J"], None),  # a year off: release dates straddle new year
+        ("Return of the Jedi (1983)", "Video Game", ["Peter Ross-Murray"], "not a film"),
+        ("Houseguest (1994)", "Episode aired May 24, 1994", ["J"], "not a film"),
+        ("Magnificent Seven, The (1954)", 2016, ["Antoine Fuqua"], "year differs by more than 1"),
+        ("Nutty Professor, The (1996)", None, ["Don DuPree"], "no year to check"),
+        ("Crow, The (1994)", 1994, ["nan"], "no people (placeholders only)"),
+        ("unknown", "2011", ["J"], "no title year to check"),
+    ],
+)
+def test_ml100k_details_refuse_entries_that_are_not_the_movie(tmp_path, title, year, director, problem):
+    recs = [_details_record(7, title, year, director)]
+    attrs, links = read_ml100k_details(write(tmp_path, "d.json", json.dumps(recs)))
+    assert links["problem"].tolist() == [problem]
+    assert attrs.empty == (problem is not None)
+    _, report = link_items(pd.DataFrame({"item": [7, 8], "title": [title, "x"]}), details=links)
+    assert report.n_linked == (problem is None) and report.rejected == ({} if problem is None else {problem: 1})
+    assert ("refused" in str(report)) == (problem is not None)
 
 
 def test_benchmark_readers_say_where_to_get_missing_files(tmp_path):

@@ -45,3 +45,15 @@ def test_ml_latest_small_genres(shared_data):
 def test_ml_latest_small_people_need_imdb_dumps(shared_data):
     with pytest.raises(FileNotFoundError, match="recsys fetch imdb"):
         load_movies("ml-latest-small", "all", shared_data, kinds=("genre", "director"))
+
+
+def test_ml100k_people_come_only_from_entries_that_are_the_movie(shared_data):
+    data = load_movies("ml-100k", "u1", shared_data)
+    attrs = data.attributes
+    people = attrs[attrs["kind"].isin(["director", "writer", "cast"])]
+    assert not people["value"].str.strip().str.lower().isin(["nan", "", "none"]).any()
+    jedi = people[people["item"] == 181]  # Return of the Jedi: the details file links a video game
+    assert set(jedi.loc[jedi["kind"] == "director", "value"]) <= {"Richard Marquand"}
+    assert "Peter Ross-Murray" not in set(people["value"]) and "Don DuPree" not in set(people["value"])
+    assert set(attrs.loc[attrs["item"] == 181, "kind"]) >= {"genre"}  # a refused link keeps the genres
+    assert sum(data.links.rejected.values()) > 100 and data.links.n_linked > 1400

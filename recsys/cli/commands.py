@@ -77,6 +77,7 @@ def relations(data=None, like_threshold: float = LIKE_THRESHOLD, as_json: bool =
     if loaded.links is not None:
         summary["items_linked_to_imdb"] = loaded.links.n_linked
         summary["items"] = loaded.links.n_items
+        summary["imdb_links_refused"] = loaded.links.rejected
     title = f"{summary.get('dataset', data.ratings)} {loaded.split} — attributes: {', '.join(loaded.kinds) or 'none'}"
     _show(as_json, summary, lambda: relations_lines(summary, title, loaded.links))
 
