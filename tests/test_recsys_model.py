@@ -344,9 +344,9 @@ def test_attributes_attach_to_a_cocluster_by_density_and_by_its_movies():
     X = sp.csr_matrix(np.array([[1, 1, 1], [1, 1, 1], [1, 1, 0], [1, 1, 0], [0, 1, 0]]))
     col_attr = np.array([0, 1, 2])
     item_attrs = Csr.from_pairs([0, 0, 1, 1], [0, 2, 1, 2], (2, 3))  # movie 0: a, c; movie 1: b, c
-    rows = [np.arange(5), np.arange(5), np.array([0, 1])]
-    items = [np.array([0]), np.array([0, 1]), np.array([1])]
+    rows = Csr.from_pairs([0] * 5 + [1] * 5 + [2] * 2, [*range(5), *range(5), 0, 1], (3, 5))
+    items = Csr.from_pairs([0, 1, 1, 2], [0, 0, 1, 1], (3, 2))
     got = _attach_attributes(rows, items, X, np.array([0, 1, 2]), col_attr, item_attrs, {"min_density": 0.8})
     # co-cluster 0: a (4/5 >= 0.8, movie 0 has it); b held by all but no movie of it has b; c 2/5
     # co-cluster 1: a and b; co-cluster 2 (users 0, 1; movie 1): b and c (2/2), not a (movie 1 lacks it)
-    assert [g.tolist() for g in got] == [[0], [0, 1], [1, 2]]
+    assert [got.row(c).tolist() for c in range(got.n_rows)] == [[0], [0, 1], [1, 2]]

@@ -52,6 +52,11 @@ class Neighbours:
         return {f"{prefix}.ptr": self.ptr, f"{prefix}.idx": idx, f"{prefix}.sim": self.sim}
 
     @classmethod
+    def empty(cls, n_rows: int) -> Neighbours:
+        """No neighbours for any of ``n_rows`` entities."""
+        return cls(np.zeros(n_rows + 1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0))
+
+    @classmethod
     def from_arrays(cls, arrays, prefix: str, n_rows: int) -> Neighbours:
         nb = cls(
             np.asarray(arrays[f"{prefix}.ptr"], dtype=np.int64),
