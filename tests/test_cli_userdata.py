@@ -105,7 +105,11 @@ def test_report_all_and_demo_command(tmp_path):
     out = tmp_path / "demo"
     res = recsys("demo", "--out", str(out), "--users", "3", home=tmp_path / "empty")
     assert res.returncode == 0, res.stderr
-    assert "profile" in res.stdout and "report:" in res.stdout
+    steps = [line for line in res.stderr.splitlines() if line.strip()]
+    assert [s.split("] ")[1][:4] for s in steps] == ["1/4 ", "2/4 ", "3/4 ", "4/4 "], res.stderr
+    assert len(res.stdout.splitlines()) + len(steps) <= 40, res.stdout
+    assert "On AUC " in res.stdout and "On NDCG@10 " in res.stdout and "people's pages:" in res.stdout
+    assert "no refit" in res.stdout and (out / "evaluation.txt").read_text().count("\n") > 40
     evaluation = json.loads((out / "evaluation.json").read_text())
     assert evaluation["dataset"] == "demo" and evaluation["methods"]["profile"]["auc_full"] > 0.7
     index = (out / "report" / "index.html").read_text()

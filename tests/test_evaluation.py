@@ -360,3 +360,21 @@ def test_profile_lists_of_a_block_are_each_users_own():
     idx = np.searchsorted(catalogue[:-1], mine["item"].to_numpy())
     folded = m.fold_in_block([(idx, mine["rating"].to_numpy(dtype=float))], catalogue)
     np.testing.assert_allclose(folded[0], block[0], rtol=0, atol=1e-12)  # summed in another order
+
+
+def test_the_brief_summary_names_who_leads_and_says_ahead_only_when_the_interval_is_above_zero():
+    from recsys.evaluation.summary import brief_lines, source_line
+
+    def res(diff, ci):
+        methods = {"profile": {"auc_full": 0.80, "balanced_accuracy_full": 0.7},
+                   "knn": {"auc_full": 0.80 - diff, "balanced_accuracy_full": 0.7}}  # fmt: skip
+        ci_versus = {"knn": {"auc_diff": diff, "auc_diff_ci": ci}}
+        return {"n_test": 10, "like_share_test": 0.8, "methods": methods, "ci": {"versus": ci_versus},
+                "seconds": 12.3, "commit": None}  # fmt: skip
+
+    text = "\n".join(brief_lines(res(-0.02, [-0.03, -0.01])))
+    assert "On AUC knn leads profile by 0.0200 [95 % 0.0100, 0.0300]: knn is ahead of profile" in text
+    assert "knn is level with profile" in "\n".join(brief_lines(res(-0.02, [-0.03, 0.01])))
+    assert "profile is ahead of knn" in "\n".join(brief_lines(res(0.02, [0.01, 0.03])))
+    assert "profile is level with knn" in "\n".join(brief_lines(res(0.02, [-0.01, 0.03])))
+    assert source_line(res(0.0, [0, 0])).endswith("(no git checkout)") and source_line(res(0, [0, 0]))[:4] == "12 s"

@@ -121,6 +121,26 @@ class Progress:
             self.drawn = False
 
 
+class StepProgress(Progress):
+    """A few numbered steps on stderr (``[  12.3s] 2/5 message`` from :meth:`step`); the messages
+    of the work inside a step are drawn in place on a terminal and left out of logs, so that a
+    run reads in a handful of lines (``recsys demo``)."""
+
+    def __init__(self, n_steps: int, **kwargs):
+        super().__init__(**kwargs)
+        self.n_steps, self.done_steps = n_steps, 0
+
+    def step(self, message: str) -> None:
+        self.done_steps += 1
+        super().__call__(f"{self.done_steps}/{self.n_steps} {message}")
+
+    def __call__(self, message: str) -> None:
+        if self._tty():
+            self._clear()
+            self._write("\r\x1b[2K         " + message.strip()[:100], newline=False)
+            self.drawn = True
+
+
 def _duration(seconds: float) -> str:
     """``about 40 s``, ``about 3 min``, ``about 1 h 20 min``."""
     if seconds < 60:

@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 
 from ..errors import ParameterError
-from .base import app, echo_lines, notes, progress, user_errors
+from .base import StepProgress, app, echo_lines, notes, progress, user_errors
 from .options import DATA, JSON, LIKE_THRESHOLD, MODE, MODEL, MODEL_DIR, QUIET, ModelChoice, options
 
 __all__ = ["app"]
@@ -378,16 +378,16 @@ def demo(
     quiet: bool = QUIET,
 ) -> None:
     """Train on the generated demo data (no network), evaluate every method and write an HTML report."""
-    from ..demo import run_demo
-    from ..evaluation.summary import text_lines
+    from ..demo import STEPS, run_demo
+    from ..evaluation.summary import brief_lines, source_line
 
-    done = run_demo(out, users, progress=progress(quiet))
+    done = run_demo(out, users, progress=None if quiet else StepProgress(STEPS))
     if quiet:
         return
-    echo_lines(text_lines(done.evaluation))
-    typer.echo(
-        f"\nmodel: {done.model}\nevaluation: {done.evaluation_file} and {done.evaluation_page}\nreport: {done.report}"
-    )
+    echo_lines(["", *brief_lines(done.evaluation), ""])
+    typer.echo(f"Every table (ablations, controls, intervals): {done.evaluation_text} and {done.evaluation_page}")
+    typer.echo(f"Model: {done.model}    people's pages: {done.report}")
+    typer.echo(source_line(done.evaluation, done.evaluation["demo_seconds"]))
 
 
 @app.command()

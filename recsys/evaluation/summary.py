@@ -52,7 +52,7 @@ def text_lines(res: dict) -> list[str]:
             )
     if "topn" in res:
         lines += _topn_lines(res["topn"], res.get("strong"))
-    lines += ["", f"{res['seconds']:.0f} s; commit {res['commit']}"]
+    lines += ["", source_line(res)]
     return lines
 
 
@@ -84,3 +84,62 @@ def _topn_lines(t: dict, strong: dict | None) -> list[str]:
             got = f"ndcg {r['ndcg@10']:.4f} ({r['in_model_ndcg@10']:.4f})" if r["supported"] else r["reason"]
             lines.append(f"  {name:<11} {got}")
     return lines
+
+
+def brief_lines(res: dict, ours: str = "profile") -> list[str]:
+    """An evaluation in a screenful (``recsys demo``): AUC and balanced accuracy of every
+    like/dislike method and NDCG@10 of every list method, best first, each table followed by a
+    sentence on who leads and by how much (the paired interval over users decides the word:
+    ahead only when the interval is above 0)."""
+    lines = [
+        f"{res['n_test']:,} test ratings, {res['like_share_test']:.1%} of them likes; every method tuned on a "
+        "held-out tenth of the training ratings.",
+        "",
+        f"like or dislike      {'AUC':>7} {'bal. acc.':>10}",
+    ]
+    methods = res["methods"]
+    by_auc = sorted(methods, key=lambda m: -(methods[m]["auc_full"] or 0))
+    lines += [f"  {m:<18} {cell(methods[m]['auc_full']):>7} {cell(methods[m]['balanced_accuracy_full']):>10}"
+              for m in by_auc]  # fmt: skip
+    versus = res.get("ci", {}).get("versus", {})
+    lines.append(_lead_sentence("AUC", by_auc, ours, {m: (c["auc_diff"], c["auc_diff_ci"]) for m, c in versus.items()}))
+    if "topn" in res:
+        t = res["topn"]
+        lists = t["methods"]
+        by_ndcg = sorted(lists, key=lambda m: -lists[m]["ndcg@10"])
+        lines += ["", f"top-{t['k']} lists        NDCG@{t['k']}  ({t['relevant']} is relevant)"]
+        lines += [f"  {m:<18} {cell(lists[m]['ndcg@10']):>7}" for m in by_ndcg]
+        diffs = {m: (c["diff"], c["diff_ci"]) for m, c in t.get("ci", {}).get("versus", {}).items()}
+        lines.append(_lead_sentence(f"NDCG@{t['k']}", by_ndcg, ours, diffs))
+    strong = res.get("strong")
+    if strong:
+        got = {m: r["ndcg@10"] for m, r in strong["methods"].items() if r["supported"]}
+        best = sorted(got, key=lambda m: -got[m])
+        lines.append(f"For {strong['users_with_relevant']} people held out of training (no refit): "
+                     + ", ".join(f"{m} {got[m]:.4f}" for m in best[:3]) + ".")  # fmt: skip
+    return lines
+
+
+def _lead_sentence(metric: str, ranked: list[str], ours: str, diffs: dict) -> str:
+    """Who leads on ``metric``; ``diffs[m]`` is (ours − m, its 95 % interval)."""
+    if ours not in ranked or len(ranked) < 2:
+        return ""
+    if ranked[0] != ours:
+        lead = ranked[0]
+        d, (lo, hi) = diffs.get(lead, (float("nan"), (float("nan"), float("nan"))))
+        word = "ahead of" if hi < 0 else "level with"
+        return (f"On {metric} {lead} leads {ours} by {-d:.4f} [95 % {-hi:.4f}, {-lo:.4f}]: {lead} is {word} "
+                f"{ours} here.")  # fmt: skip
+    runner = ranked[1]
+    d, (lo, hi) = diffs.get(runner, (float("nan"), (float("nan"), float("nan"))))
+    word = "ahead of" if lo > 0 else "level with"
+    return f"On {metric} {ours} leads {runner} by {d:.4f} [95 % {lo:.4f}, {hi:.4f}]: {ours} is {word} {runner} here."
+
+
+def source_line(res: dict, seconds: float | None = None) -> str:
+    """The seconds (``res["seconds"]`` unless given) and the code a result came from: the commit,
+    else the package's version."""
+    from .. import __version__
+
+    where = f"commit {res['commit'][:12]}" if res.get("commit") else f"recsys {__version__} (no git checkout)"
+    return f"{res['seconds'] if seconds is None else seconds:.0f} s; {where}"
