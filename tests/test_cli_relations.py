@@ -48,6 +48,8 @@ def tiny_home(tmp_path, base: bytes):
             [
                 {
                     "movie_id": 1,
+                    "movie_title": "A (1990)",
+                    "year": 1990,
                     "movie_url": "http://www.imdb.com/title/tt1/",
                     "director": ["D"],
                     "writer": [],

@@ -13,10 +13,50 @@ import sys
 import time
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from .. import __version__
 
-app = typer.Typer(
+
+def _flags_as_flags(params: list) -> None:
+    """A switch takes no value, so its help shows no type (Typer writes ``<bool>``, which reads as
+    if ``--quiet true`` were accepted)."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+
+
+class _FlagsAsFlags:
+    """Switches shown as switches, ``--help`` too (mixed into the command classes)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _flags_as_flags(self.params)
+
+    def get_help_option(self, ctx):
+        option = super().get_help_option(ctx)
+        if option is not None:
+            _flags_as_flags([option])
+        return option
+
+
+class Command(_FlagsAsFlags, TyperCommand):
+    """Every ``recsys`` command."""
+
+
+class Group(_FlagsAsFlags, TyperGroup):
+    """The ``recsys`` group."""
+
+
+class App(typer.Typer):
+    """A Typer application whose commands are :class:`Command`."""
+
+    def command(self, *args, cls=None, **kwargs):
+        return super().command(*args, cls=cls or Command, **kwargs)
+
+
+app = App(
+    cls=Group,
     help="Explainable movie recommendations from co-clusters (HBLCoClust).",
     no_args_is_help=True,
     add_completion=False,

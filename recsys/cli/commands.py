@@ -13,7 +13,19 @@ import typer
 
 from ..errors import ParameterError
 from .base import StepProgress, app, echo_lines, notes, progress, user_errors
-from .options import DATA, JSON, LIKE_THRESHOLD, MODE, MODEL, MODEL_DIR, QUIET, ModelChoice, options
+from .options import (
+    DATA,
+    JSON,
+    LIKE_THRESHOLD,
+    MODE,
+    MODEL,
+    MODEL_DIR,
+    QUIET,
+    ModelChoice,
+    chosen_format,
+    options,
+    output_format,
+)
 
 __all__ = ["app"]
 
@@ -48,7 +60,7 @@ def _show(as_json: bool, obj, lines) -> None:
 @user_errors
 def fetch(
     name: str = typer.Argument(..., help="Data set: ml-100k, ml-1m, ml-latest-small, ml-25m, imdb."),
-    home: Path = typer.Option(None, "--home", help="Data home (default: $RECSYS_DATA or ~/recsys_data)."),
+    home: Path = typer.Option(None, "--home", help="Data home.", show_default="$RECSYS_DATA or ~/recsys_data"),
     quiet: bool = QUIET,
 ) -> None:
     """Download a data set into the data home (checksummed; a re-run uses the cache)."""
@@ -67,7 +79,13 @@ def fetch(
 @app.command()
 @user_errors
 @options(DATA)
-def relations(data=None, like_threshold: float = LIKE_THRESHOLD, as_json: bool = JSON, quiet: bool = QUIET) -> None:
+def relations(
+    data=None,
+    like_threshold: float = LIKE_THRESHOLD,
+    fmt: str = output_format("text", "json"),
+    as_json: bool = JSON,
+    quiet: bool = QUIET,
+) -> None:
     """Build the like/dislike user–attribute relations of a training split and summarise them."""
     from ..present.text import relations_lines
 
@@ -79,7 +97,8 @@ def relations(data=None, like_threshold: float = LIKE_THRESHOLD, as_json: bool =
         summary["items"] = loaded.links.n_items
         summary["imdb_links_refused"] = loaded.links.rejected
     title = f"{summary.get('dataset', data.ratings)} {loaded.split} — attributes: {', '.join(loaded.kinds) or 'none'}"
-    _show(as_json, summary, lambda: relations_lines(summary, title, loaded.links))
+    _show(chosen_format(fmt, as_json, ("text", "json")) == "json", summary,
+          lambda: relations_lines(summary, title, loaded.links))  # fmt: skip
 
 
 @app.command()
@@ -95,7 +114,8 @@ def train(
         None,
         "--max-memory",
         metavar="GB",
-        help="Stop before fitting when the estimated peak memory is above this (default: the memory available now).",
+        help="Stop before fitting when the estimated peak memory is above this.",
+        show_default="the memory available now",
     ),
     quiet: bool = QUIET,
 ) -> None:
@@ -133,32 +153,34 @@ def predict(
     item: str = typer.Argument(None, help="Movie id (omit with --pairs)."),
     mode: str = MODE,
     threshold: float = typer.Option(
-        None, "--threshold", help="Like-probability cut-off (default: the model's, tuned on held-out ratings)."
+        None, "--threshold", help="Like-probability cut-off.", show_default="the model's, tuned on held-out ratings"
     ),
     pairs: Path = typer.Option(
         None, "--pairs", help="Score every user<TAB>item line of this file (header optional; extra fields ignored)."
     ),
-    fmt: str = typer.Option("json", "--format", help="With --pairs: json or csv."),
+    fmt: str = output_format("text", "json", "csv", note=" (csv with --pairs only; text with --pairs is json)"),
     out: Path = typer.Option(None, "--out", "-o", help="With --pairs: write here instead of stdout."),
     as_json: bool = JSON,
 ) -> None:
     """Predict whether USER likes ITEM, and why; or score every pair of a file with --pairs."""
-    from ..present.pairs import FORMATS, read_pairs, write_predictions
+    from ..present.pairs import read_pairs, write_predictions
     from ..present.text import explanation_lines
 
+    fmt = chosen_format(fmt, as_json, ("text", "json", "csv"))
     if pairs is not None:
         if user is not None or item is not None:
             raise ParameterError("give either USER ITEM or --pairs FILE, not both")
-        if fmt not in FORMATS:
-            raise ParameterError(f"--format must be json or csv, got {fmt!r}")
+        fmt = "json" if fmt == "text" else fmt
         users, items = read_pairs(pairs)
         p = _load_model(model_dir).predict_many(users, items, mode=mode, threshold=threshold)
         write_predictions(p.records(), out, fmt)
         return
     if user is None or item is None:
         raise ParameterError("give USER and ITEM, or --pairs FILE")
+    if fmt == "csv":
+        raise ParameterError("--format csv goes with --pairs; one prediction is text or json")
     ex = _load_model(model_dir).predict(user, item, mode=mode, threshold=threshold, unknown="raise")
-    _show(as_json, ex.to_dict(), lambda: explanation_lines(ex))
+    _show(fmt == "json", ex.to_dict(), lambda: explanation_lines(ex))
 
 
 @app.command()
@@ -172,18 +194,18 @@ def recommend(
         None, "--ratings", help="A new person's ratings (item,rating lines with a header): their list, no refit."
     ),
     users: Path = typer.Option(None, "--users", help="Lists for every user of this file (one id a line)."),
-    fmt: str = typer.Option("text", "--format", help="text (with reasons), json or csv."),
+    fmt: str = output_format("text", "json", "csv", note=" (text has the reasons; with --users text is csv)"),
     out: Path = typer.Option(None, "--out", "-o", help="Write here instead of stdout."),
     as_json: bool = JSON,
 ) -> None:
-    """The movies USER has not rated that USER is most likely to like, with the reasons; or the list
-    of a person the model has never seen (--ratings), or lists for many users (--users)."""
-    from ..present.lists import FORMATS, list_rows, read_users, write_rows
+    """The movies USER is most likely to like, with the reasons (or a new person's, or many users').
+
+    A known USER's list leaves out what they rated; --ratings FILE gives the list of a person the
+    model has never seen (no refit); --users FILE writes the lists of every user it names."""
+    from ..present.lists import list_rows, read_users, write_rows
     from ..present.text import recommendation_lines
 
-    fmt = "json" if as_json else fmt
-    if fmt not in FORMATS:
-        raise ParameterError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    fmt = chosen_format(fmt, as_json, ("text", "json", "csv"))
     if sum(x is not None for x in (user, ratings, users)) != 1:
         raise ParameterError("give one of USER, --ratings FILE or --users FILE")
     if users is not None:
@@ -225,28 +247,28 @@ def explain(
     model_dir: Path = MODEL_DIR,
     user: str = typer.Argument(..., help="User id."),
     limit: int = typer.Option(10, "--limit", help="Attributes shown per kind."),
+    fmt: str = output_format("text", "json"),
     as_json: bool = JSON,
 ) -> None:
     """USER's like and dislike profiles: attributes by kind, movies, and the largest co-clusters."""
     from ..present.text import profile_lines
 
     prof = _load_model(model_dir).explain(user)
-    _show(as_json, prof, lambda: profile_lines(prof, limit))
+    _show(chosen_format(fmt, as_json, ("text", "json")) == "json", prof, lambda: profile_lines(prof, limit))
 
 
 @app.command()
 @user_errors
 def export(
     model_dir: Path = MODEL_DIR,
-    fmt: str = typer.Option("json", "--format", help="json or csv."),
+    fmt: str = output_format("json", "csv"),
     out: Path = typer.Option(..., "--out", "-o", help="File to write."),
     quiet: bool = QUIET,
 ) -> None:
     """Write every user's like and dislike profile, with co-cluster support, to FILE."""
-    from ..present.export import FORMATS, write_profiles
+    from ..present.export import write_profiles
 
-    if fmt not in FORMATS:
-        raise ParameterError(f"--format must be json or csv, got {fmt!r}")
+    fmt = chosen_format(fmt, False, ("json", "csv"))
     n = write_profiles(_load_model(model_dir), out, fmt, source=str(model_dir))
     if not quiet:
         typer.echo(f"wrote {n:,} profiles to {out}")
@@ -263,23 +285,27 @@ def evaluate(
         None, "--methods", help="Only these methods (like/dislike methods and list methods), comma separated."
     ),
     topn: bool = typer.Option(True, "--topn/--no-topn", help="Also measure top-10 lists."),
-    grid: str = typer.Option("small", "--grid", help="The methods' grids: small (default, minutes) or full."),
+    grid: str = typer.Option("small", "--grid", help="The methods' grids: small (minutes) or full (an hour)."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Resamples of users for the intervals (0: none)."),
     strong: float = typer.Option(
         0.1, "--strong-users", help="Share of the users held out of training for the new-user lists (0: none)."
     ),
     paper_n_bands: int = typer.Option(5000, "--paper-n-bands", help="nhashes of the paper's rule (the paper: 5000)."),
     report_file: Path = typer.Option(None, "--report", help="Also write the evaluation as an HTML page here."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    fmt: str = output_format("text", "json"),
+    as_json: bool = JSON,
     quiet: bool = QUIET,
 ) -> None:
-    """Compare every method on a split under one protocol: each method's setting chosen from its grid
-    on the training ratings, cut-offs tuned alike, ablations, user-level intervals, top-N lists."""
+    """Compare every method on a split under one protocol, with ablations and intervals.
+
+    Each method's setting is chosen from its grid on the training ratings alone, cut-offs are tuned
+    alike; like/dislike and top-10 lists, user-level intervals, lists for people held out."""
     from ..evaluation import Protocol
     from ..evaluation import evaluate as run_evaluation
     from ..evaluation.summary import text_lines
     from ..provenance import provenance
 
+    fmt = chosen_format(fmt, as_json, ("text", "json"))
     protocol = Protocol(like_threshold=model.like_threshold, seed=model.seed, grid=grid, n_boot=bootstrap,
                         topn=topn, strong=strong)  # fmt: skip
     setup = _evaluation_setup(model, methods, paper_n_bands)
@@ -296,7 +322,7 @@ def evaluate(
         from ..present.evaluation_report import write_evaluation
 
         write_evaluation(res, report_file)
-    _show(as_json, res, lambda: text_lines(res) + ([f"report: {report_file}"] if report_file else []))
+    _show(fmt == "json", res, lambda: text_lines(res) + ([f"report: {report_file}"] if report_file else []))
 
 
 def _evaluation_setup(model: ModelChoice, methods: str | None, paper_n_bands: int):
@@ -337,11 +363,12 @@ def report(
         None,
         "--out",
         "-o",
-        help="HTML file to write (default: report-USER.html; with --all a directory, default: reports).",
+        help="HTML file to write; with --all a directory.",
+        show_default="report-USER.html; with --all: reports",
     ),
     all_users: bool = typer.Option(False, "--all", help="One page per user and an index.html, in the --out directory."),
     users: str = typer.Option(None, "--users", help="With --all: only these users (comma separated)."),
-    item: str = typer.Option(None, "--item", help="The movie whose evidence is charted (default: the top pick)."),
+    item: str = typer.Option(None, "--item", help="The movie whose evidence is charted.", show_default="the top pick"),
     n: int = typer.Option(10, "-n", help="Recommendations shown."),
     quiet: bool = QUIET,
 ) -> None:
@@ -394,14 +421,15 @@ def demo(
 @user_errors
 def serve(
     model_dir: Path = MODEL_DIR,
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     port: int = typer.Option(8000, "--port", help="Port to listen on."),
     workers: int = typer.Option(1, "--workers", help="Worker processes (each loads the model once)."),
     admin_token: str = typer.Option(
         None,
         "--admin-token",
         envvar="RECSYS_ADMIN_TOKEN",
-        help="Allow POST /admin/reload with 'Authorization: Bearer TOKEN' (without: from loopback only).",
+        help="Allow POST /admin/reload with 'Authorization: Bearer TOKEN'.",
+        show_default="none: reloads from loopback only",
     ),
     max_body: int = typer.Option(1_000_000, "--max-body", help="Largest request body in bytes (413 above)."),
     requests_per_connection: int = typer.Option(
@@ -412,8 +440,9 @@ def serve(
     forwarded_allow_ips: str = typer.Option(
         None,
         "--forwarded-allow-ips",
-        help="Proxies (comma-separated addresses, '*' any) whose X-Forwarded-For names the client; "
-        "none by default. A server behind a proxy reloads only with --admin-token.",
+        help="Proxies (comma-separated addresses, '*' any) whose X-Forwarded-For names the client. "
+        "A server behind a proxy reloads only with --admin-token.",
+        show_default="none",
     ),
     allowed_hosts: list[str] = typer.Option(
         None,
@@ -433,9 +462,10 @@ def serve(
     docs: bool = typer.Option(True, "--docs/--no-docs", help="Serve the API's reference at /docs and /openapi.json."),
     quiet: bool = QUIET,
 ) -> None:
-    """Serve MODEL over HTTP: JSON endpoints (their reference at /docs) and a page at / where a new
-    person rates a few movies and sees their list with its reasons. Behind a reverse proxy: see the
-    README's "Deploying"."""
+    """Serve MODEL over HTTP: JSON endpoints, their reference at /docs, and a page to rate movies.
+
+    At / a new person rates a few movies and sees their list with its reasons. Behind a reverse
+    proxy: see docs/serving.md."""
     from ..service.run import run
 
     run(

@@ -14,13 +14,31 @@ from pathlib import Path
 
 import typer
 
-HOME = typer.Option(None, "--home", help="Data home (default: $RECSYS_DATA or ~/recsys_data).")
+HOME = typer.Option(None, "--home", help="Data home.", show_default="$RECSYS_DATA or ~/recsys_data")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress output.")
-JSON = typer.Option(False, "--json", help="Print JSON.")
+JSON = typer.Option(False, "--json", hidden=True, help="The same as --format json (kept for scripts).")
+
+
+def output_format(*choices: str, default: str | None = None, note: str = "") -> typer.Option:
+    """``--format`` with its choices (the first is the default unless ``default`` says)."""
+    listed = ", ".join(choices[:-1]) + f" or {choices[-1]}"
+    return typer.Option(default or choices[0], "--format", "-f", help=f"{listed}{note}.")
+
+
+def chosen_format(fmt: str, as_json: bool, choices: tuple[str, ...]) -> str:
+    """The output format asked for (``--json`` is ``--format json``), checked against ``choices``."""
+    from ..errors import ParameterError
+
+    fmt = "json" if as_json else fmt
+    if fmt not in choices:
+        raise ParameterError(f"--format must be {', '.join(choices[:-1])} or {choices[-1]}, got {fmt!r}")
+    return fmt
+
+
 LIKE_THRESHOLD = typer.Option(
-    2.0, "--like-threshold", help="A rating above it is a like (default 2: the paper's rule, rating > 2)."
+    2.0, "--like-threshold", help="A rating above it is a like (the paper's rule: rating > 2)."
 )
-MODE = typer.Option("scored", "--mode", help="scored (like-probability, default) or paper (the paper's rule).")
+MODE = typer.Option("scored", "--mode", help="scored (a like-probability) or paper (the paper's rule).")
 MODEL_DIR = typer.Argument(..., help="A model directory written by `recsys train`.")
 SCHEDULER = typer.Option(
     None,
@@ -80,21 +98,25 @@ def _data_source(dataset, split, attributes, top_cast, ratings, items, ratings_c
 
 
 DATASET = typer.Option(
-    None, "--dataset", "-d", help="ml-100k (default), ml-1m, ml-latest-small, ml-25m or demo (offline, generated)."
+    None,
+    "--dataset",
+    "-d",
+    help="ml-100k, ml-1m, ml-latest-small, ml-25m or demo (offline, generated).",
+    show_default="ml-100k unless --ratings",
 )
 SPLIT = typer.Option(
     None,
     "--split",
     "-s",
-    help="ml-100k: u1..u5, ua, ub (default u1). Any data: all, random:FRACTION:SEED, leave-k-out:K:SEED or "
-    "temporal:FRACTION (default: all to train, random:0.2:0 to evaluate).",
+    help="ml-100k: u1..u5, ua, ub. Any data: all, random:FRACTION:SEED, leave-k-out:K:SEED or temporal:FRACTION.",
+    show_default="ml-100k: u1; else all to train, random:0.2:0 to evaluate",
 )
 ATTRIBUTES = typer.Option(
     None,
     "--attributes",
     "-a",
-    help="Attribute kinds, comma separated (default: every kind the data has; ml-100k: genre, director, writer, "
-    "cast; ml-latest-small: genre, tag).",
+    help="Attribute kinds, comma separated (ml-100k has genre, director, writer, cast; ml-latest-small genre, tag).",
+    show_default="every kind the data has",
 )
 TOP_CAST = typer.Option(3, "--top-cast", help="Keep the first N billed cast members (ml-100k); 0 keeps all.")
 RATINGS = typer.Option(
@@ -105,14 +127,14 @@ ITEMS = typer.Option(
     "(item, kind, value)."
 )  # fmt: skip
 RATINGS_COLUMNS = typer.Option(
-    None, "--ratings-columns", help="Header names of your ratings file, e.g. user=reader,item=book,rating=stars."
+    None, "--ratings-columns", help="Header names of your ratings file, e.g. user=reader, item=book, rating=stars."
 )
 ITEMS_COLUMNS = typer.Option(None, "--items-columns", help="Header name of the item id in your item file: item=NAME.")
 DUPLICATES = typer.Option(
-    "error", "--duplicates", help="A (user, item) rated twice: error (default), last (keep the later) or mean."
+    "error", "--duplicates", help="A (user, item) rated twice: error, last (keep the later) or mean."
 )
 NO_DOWNLOAD = typer.Option(
-    False, "--no-download", help="Never download: a missing data set is an error (default: fetch it on first use)."
+    False, "--no-download", help="Never download: a missing data set is an error (without it: fetched on first use)."
 )
 
 DATA = Group(
@@ -169,14 +191,17 @@ MODEL = Group(
     "model",
     {
         "features": (str, FEATURES),
-        "n_bands": (int, typer.Option(None, "--n-bands", help="HBLCoClust nhashes (default 300; the paper's 5000).")),
-        "band_size": (int, typer.Option(None, "--band-size", help="HBLCoClust nkeys (default 4).")),
-        "min_rows": (int, typer.Option(None, "--min-rows", help="HBLCoClust minO (default 2).")),
-        "min_cols": (int, typer.Option(None, "--min-cols", help="HBLCoClust minF (default 2).")),
-        "min_density": (float, typer.Option(None, "--min-density", help="HBLCoClust spthr (default 0.8).")),
+        "n_bands": (
+            int,
+            typer.Option(None, "--n-bands", help="HBLCoClust nhashes (the paper: 5000).", show_default="300"),
+        ),
+        "band_size": (int, typer.Option(None, "--band-size", help="HBLCoClust nkeys.", show_default="4")),
+        "min_rows": (int, typer.Option(None, "--min-rows", help="HBLCoClust minO.", show_default="2")),
+        "min_cols": (int, typer.Option(None, "--min-cols", help="HBLCoClust minF.", show_default="2")),
+        "min_density": (float, typer.Option(None, "--min-density", help="HBLCoClust spthr.", show_default="0.8")),
         "skip_covered": (
             bool,
-            typer.Option(None, "--skip-covered/--all-regions", help="Region heuristic (default: skip covered)."),
+            typer.Option(None, "--skip-covered/--all-regions", help="Region heuristic.", show_default="--skip-covered"),
         ),
         "like_threshold": (float, LIKE_THRESHOLD),
         "seed": (int, typer.Option(0, "--seed", help="Random state.")),
