@@ -430,3 +430,18 @@ def test_serve_refuses_a_broken_model_or_a_busy_port(models, server):
     assert r.returncode == 2 and f"cannot listen on 127.0.0.1:{server.port}" in r.stderr
     r = run_cli("serve", str(models["a"]), "--workers", "0")
     assert r.returncode == 2 and "--workers must be at least 1" in r.stderr
+
+
+def test_starters_are_popular_and_varied():
+    from recsys.model.csr import Csr
+    from recsys.service.starters import varied_popular
+
+    # items 0-5 all comedies, most rated first; 6 and 7 dramas; 8 never rated; 9 has no genre
+    popularity = np.array([90, 80, 70, 60, 50, 40, 30, 20, 0, 10])
+    genre = [0] * 6 + [1, 1, 1]
+    attrs = Csr.from_pairs(list(range(9)), genre, (10, 5))
+    names = ["genre:Comedy", "genre:Drama", "genre:War", "genre:Western", "director:X"]  # 4 genres: 2 picks each
+    assert varied_popular(popularity, attrs, names, 4).tolist() == [0, 1, 6, 7]
+    assert varied_popular(popularity, attrs, names, 3).tolist() == [0, 1, 6]
+    picks = varied_popular(popularity, attrs, names, 9)
+    assert picks.tolist() == [0, 1, 2, 3, 4, 6, 7, 9, 5]  # 5 comedies at most, then the rest; 8 never rated

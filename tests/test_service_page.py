@@ -78,3 +78,21 @@ def test_a_known_users_report_opens(server, browser):
     page.wait_for_url("**/users/5/report")
     assert "User 5" in page.locator("h1").inner_text()
     assert page.locator("#recommendations").inner_text().count("you liked") >= 5
+
+
+def test_the_page_opens_with_popular_varied_movies_to_rate(server, browser):
+    import json
+    import urllib.request
+
+    page = browser.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_function("document.querySelectorAll('#results li[data-item] button[data-rating]').length >= 12")
+    shown = page.eval_on_selector_all("#results li[data-item]", "els => els.map(e => e.dataset.item)")
+    assert len(shown) == 12 and "Popular movies" in page.locator("#results-title").inner_text()
+    with urllib.request.urlopen(server.url + "/items/starters?limit=12") as r:
+        starters = json.load(r)["items"]
+    assert [str(it["item"]) for it in starters] == shown
+    page.locator("#results li[data-item] button[data-rating='5']").first.click()
+    page.wait_for_selector("#recommendations > li")
+    page.fill("#search", "")  # an emptied search comes back to the starters
+    page.wait_for_function("document.querySelector('#results-title').textContent.startsWith('Popular')")

@@ -37,7 +37,7 @@ from .connections import RecycleConnections
 from .docs import api_reference
 from .headers import LOOPBACK_NAMES, SecurityHeaders
 from .limits import BodyLimit
-from .slot import ModelSlot, Served
+from .slot import STARTERS, ModelSlot, Served
 
 MAX_N = 100  # longest list one request may ask for
 MAX_RATINGS = 2_000  # ratings in one new person's request
@@ -157,6 +157,12 @@ def create_app(settings: Settings) -> FastAPI:
     async def items(q: Annotated[str, Query(max_length=200)] = "", limit: Annotated[int, Query(ge=1, le=MAX_N)] = 20):
         """Items whose title (or id) contains ``q`` (any case), the most rated first."""
         return Json(_search(slot.current(), q, limit))
+
+    @app.get("/items/starters", tags=["items"], responses=_answers())
+    async def starters(limit: Annotated[int, Query(ge=1, le=STARTERS)] = 12):
+        """Popular items of varied genres, most rated first: what a new person rates first."""
+        served = slot.current()
+        return Json({"items": [_item(served, i) for i in served.starters[:limit]]})
 
     @app.get("/users/{user}/recommendations", tags=["users"], responses=_answers(404))
     async def recommendations(user: str, n: Annotated[int, Query(ge=1, le=MAX_N)] = 10) -> dict:
@@ -320,17 +326,15 @@ def _checked_ratings(served: Served, person: NewPerson) -> tuple[dict, list]:
 
 
 def _search(served: Served, q: str, limit: int) -> dict:
-    fp = served.model.profiles_
     needle = q.strip().lower()
     hits = np.array([i for i, t in enumerate(served.titles_lower) if needle in t], dtype=np.int64)
     hits = hits[np.lexsort((hits, -served.popularity[hits]))][:limit]
-    return {
-        "query": q,
-        "items": [
-            {"item": fp.items[i].item(), "name": fp.item_name(int(i)), "ratings": int(served.popularity[i])}
-            for i in hits
-        ],  # fmt: skip
-    }
+    return {"query": q, "items": [_item(served, i) for i in hits]}
+
+
+def _item(served: Served, i) -> dict:
+    fp = served.model.profiles_
+    return {"item": fp.items[i].item(), "name": fp.item_name(int(i)), "ratings": int(served.popularity[i])}
 
 
 def _check_admin(settings: Settings, request: Request, authorization: str | None) -> None:

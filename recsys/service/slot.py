@@ -32,12 +32,14 @@ import numpy as np
 
 from ..errors import ModelFileError
 from ..files import atomic_open
+from .starters import varied_popular
 
 try:  # POSIX; elsewhere reloads in several workers at once are not serialised
     import fcntl
 except ImportError:  # pragma: no cover
     fcntl = None
 
+STARTERS = 24  # popular, varied items kept for new people (GET /items/starters)
 WORKER = secrets.token_hex(4)  # names this process in /health without giving its pid away
 log = logging.getLogger("recsys.serve")
 
@@ -52,6 +54,7 @@ class Served:
     generation: int
     titles_lower: list = field(repr=False)  # search keys, one per item
     popularity: np.ndarray = field(repr=False)  # training ratings per item
+    starters: np.ndarray = field(repr=False)  # popular items of varied genres, for a new person to rate first
 
     @property
     def model_id(self) -> str:
@@ -74,7 +77,8 @@ class Served:
         fp = model.profiles_
         titles = [f"{t} {i}".lower() for t, i in zip(fp.item_titles.tolist() or [""] * fp.n_items, fp.items.tolist())]
         popularity = np.bincount(fp.ratings.idx, minlength=fp.n_items)
-        return cls(model, str(path), content, generation, titles, popularity)
+        starters = varied_popular(popularity, fp.item_attributes, fp.attributes, STARTERS)
+        return cls(model, str(path), content, generation, titles, popularity, starters)
 
     def health(self) -> dict:
         fp = self.model.profiles_

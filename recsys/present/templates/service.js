@@ -33,11 +33,12 @@ function stars(item, name) {
 }
 let searching = 0;
 async function search() {
+  // an empty search shows popular movies of varied genres: something to rate on arrival
   const q = $("search").value.trim(), mine = ++searching;
-  if (!q) { $("results").replaceChildren(); return; }
   try {
-    const body = await getJSON("/items?limit=12&q=" + encodeURIComponent(q));
+    const body = await getJSON(q ? "/items?limit=12&q=" + encodeURIComponent(q) : "/items/starters?limit=12");
     if (mine !== searching) return;
+    $("results-title").textContent = q ? "Titles with " + JSON.stringify(q) : "Popular movies to start with";
     $("results").replaceChildren(...body.items.map((it) => {
       const li = el("li");
       li.dataset.item = String(it.item);
@@ -101,3 +102,4 @@ $("known").addEventListener("submit", (e) => {
   const u = $("user").value.trim();
   if (u) window.location.href = "/users/" + encodeURIComponent(u) + "/report";
 });
+search();
