@@ -198,3 +198,15 @@ def test_new_items_have_weights_of_their_own(cold, tmp_path):
     p = again.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
     assert np.array_equal(p.score, model.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score)
     assert model.with_evidence(["like_shares", "baseline"]).new_item_weights_ is None
+
+
+def test_a_new_movies_reasons_a_person_reads_are_its_attributes(cold):
+    from recsys.present.digest import digest
+    from tests.test_digest import adds_up
+
+    model, _, test, _, _ = cold
+    recs = model.recommend(test["user"].iloc[0], n=model.profiles_.n_items)
+    d = digest(recs)
+    adds_up(d)
+    new = [r for r in d["items"] if r["new"]]
+    assert new and all(r["shown"] and all(t["group"] is None and ":" in t["text"] for t in r["shown"]) for r in new)

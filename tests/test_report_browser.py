@@ -98,7 +98,7 @@ def test_report_renders_with_profile_recommendations_and_evidence(report, tmp_pa
     rec_text = dom.text["recommendations"]
     assert len(recs) >= 5 and all(r["name"] in rec_text for r in recs)
     assert rec_text.count("you liked") >= len(recs)  # a reason under every recommendation
-    assert "people who liked both are in [L" in rec_text
+    assert "Groups named in the list" in rec_text and "users who liked" in rec_text  # each group once, below
     assert "why (" not in dom.text["evidence"] and dom_text.count("<rect") > 10  # grids and bars drawn
     assert requests == []
     assert not [x for x in dom.links if x.startswith(("http:", "https:", "//"))]

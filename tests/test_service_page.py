@@ -53,7 +53,11 @@ def test_a_new_person_rates_five_movies_and_gets_ten(server, browser):
     listed = page.eval_on_selector_all("#recommendations > li", "els => els.map(e => e.dataset.item)")
     assert len(listed) == 10 and not set(listed) & set(rated)
     reasons = page.locator("#recommendations").inner_text()
-    assert reasons.count("you liked") >= 10 and "people who liked both are in [L" in reasons
+    assert reasons.count("you liked") >= 10 and "your movies" in reasons
+    groups = page.eval_on_selector_all("#groups dt", "els => els.map(e => e.textContent)")
+    named = page.eval_on_selector_all("#recommendations a.group", "els => els.map(e => e.textContent)")
+    assert groups and set(named) == set(groups) and len(groups) == len(set(groups))  # each group once
+    assert all(g.startswith("L") for g in groups) and "users who liked" in page.locator("#groups").inner_text()
     assert page.locator("#status").inner_text() == ""
     assert all(u.startswith(server.url) for u in asked), asked
 

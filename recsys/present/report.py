@@ -20,6 +20,7 @@ from ..errors import ParameterError
 from ..files import atomic_open
 from ..files import plain as _plain
 from ..model.settings import DISLIKE, LIKE
+from .digest import digest
 from .explain import describe_cocluster, explain_profile
 from .html import environment, markup
 
@@ -145,7 +146,7 @@ def render_user(model, user, item=None, n: int = 10, model_path: str = "", index
         dislike_coclusters=prof["dislike_coclusters"],
         sides=[_profile_side(prof, LIKE), _profile_side(prof, DISLIKE)],
         grids=_grids(env, fp, u),
-        recommendations=recs,
+        digest=digest(recs),
         evidence=evidence_chart(env, ex) if ex is not None else None,
         created=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         model_path=model_path,

@@ -33,30 +33,42 @@ def explanation_lines(ex) -> list[str]:
 
 
 def recommendation_lines(recs: list[dict], user, mode: str) -> list[str]:
-    """A user's recommendations, best first, each with its reasons."""
+    """A user's recommendations, best first: each with the terms of its score that weigh most and
+    the sum of the rest (:mod:`recsys.present.digest`), then the groups those terms name, once."""
+    from .digest import digest
+
     if not recs:
         return [f"no movie to recommend to user {user}"]
     how = (
-        "score = the sum of the item model's weights from the movies you liked; the largest are listed"
+        "score = your movies' part (the weights on it of the movies you liked: the largest listed, the rest "
+        "summed) plus its popularity and your like chance, weighed on held-out ratings"
         if mode == "scored"
         else "score = J(like profile) − J(dislike profile) (the paper)"
     )
     if any(r.get("new") for r in recs):
-        how += "; a new movie (no rating yet) scores from its attributes"
-    if any(r.get("popularity", {}).get("weight") or r.get("like", {}).get("weight") for r in recs):
-        how += "; plus its popularity and your like chance, weighed on held-out ratings"
+        how += "; a new movie's part comes from its attributes"
     lines = [f"top {len(recs)} for user {user} ({how}):"]
-    for r in recs:
+    d = digest(recs)
+    for r in d["items"]:
         p = f"  P(like) {r['like_probability']:.2f}" if r.get("like_probability") is not None else ""
-        lines.append(f"{r['rank']:>3}. {r['name']}  score {r['score']:.3f}{p}")
-        named = len(r.get("contributions", r["reasons"]))  # the blend's reasons follow the contributions'
-        lines += [f"       · {reason}" for reason in r["reasons"][:named]]
-        others = r.get("others")
-        if others and others["movies"]:
-            lines.append(f"       · and {others['movies']} more of your movies: {others['weight']:+.3f}")
-        elif others and others.get("attributes"):
-            lines.append(f"       · and {others['attributes']} more of its attributes: {others['weight']:+.3f}")
-        lines += [f"       · {reason}" for reason in r["reasons"][named:]]
+        new = "  new: no rating yet" if r.get("new") else ""
+        score = f"  score {r['score']:.3f}" if r["own"] is None else ""
+        lines.append(f"{r['rank']:>3}. {r['name']}{score}{p}{new}")
+        if r["own"] is not None:
+            parts = " ".join(f"{t['weight']:+.3f} {t['label']}" for t in r["blend"])
+            mine = "your movies" if not r.get("new") else "its attributes"
+            lines.append(f"       score {r['score']:.3f} = {r['own']:+.3f} {mine}{' ' + parts if parts else ''}")
+        for t in r["shown"]:
+            weight = "" if t["weight"] is None else f"{t['weight']:+.3f}  "
+            group = f"  (group {t['group']} liked both)" if t["group"] else ""
+            lines.append(f"       {weight}{t['text']}{group}")
+        listed = r["more"]["terms_listed"]
+        if listed:
+            what = listed[0]["text"] if len(listed) == 1 else f"{r['more']['terms']} more"
+            lines.append(f"       {r['more']['weight']:+.3f}  and {what}")
+    if d["groups"]:
+        lines.append("groups named above (people who liked every movie of the group):")
+        lines += [f"  {gid:<6} {g['text']}" for gid, g in d["groups"].items()]
     return lines
 
 

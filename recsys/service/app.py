@@ -33,6 +33,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from .. import __version__
 from ..errors import ModelFileError, ParameterError, UnknownIdError
+from ..present.digest import digest
 from .connections import RecycleConnections
 from .docs import api_reference
 from .headers import LOOPBACK_NAMES, SecurityHeaders
@@ -166,10 +167,13 @@ def create_app(settings: Settings) -> FastAPI:
 
     @app.get("/users/{user}/recommendations", tags=["users"], responses=_answers(404))
     async def recommendations(user: str, n: Annotated[int, Query(ge=1, le=MAX_N)] = 10) -> dict:
-        """The user's ``n`` best unrated items, each with the contributions that make its score."""
+        """The user's ``n`` best unrated items, each with the contributions that make its score;
+        ``digest``: the same list as a person reads it (each item's heaviest terms, the rest summed,
+        the groups they name once)."""
         served = slot.current()
-        return Json({"user": _known_user(served, user), "model": served.model_id,
-                     "recommendations": served.model.recommend(user, n)})  # fmt: skip
+        recs = served.model.recommend(user, n)
+        return Json({"user": _known_user(served, user), "model": served.model_id, "recommendations": recs,
+                     "digest": digest(recs)})  # fmt: skip
 
     @app.get("/users/{user}/items/{item}", tags=["users"], responses=_answers(404))
     async def prediction(user: str, item: str) -> dict:
@@ -190,13 +194,15 @@ def create_app(settings: Settings) -> FastAPI:
     @app.post("/recommendations", tags=["new people"], responses=_answers(413))
     async def new_person(person: NewPerson) -> dict:
         """The list of a person the model has never seen, from their ratings (no refit); rated
-        items are never listed; items the model does not know are returned in ``ignored``."""
+        items are never listed; items the model does not know are returned in ``ignored``;
+        ``digest`` as for a known user's list."""
         served = slot.current()
         ratings, ignored = _checked_ratings(served, person)
         if not ratings:
             raise _invalid(("body", "ratings"), "none of the rated items is in the model (see GET /items)")
-        return Json({"model": served.model_id, "ignored": ignored,
-                     "recommendations": served.model.recommend_for(ratings, person.n)})  # fmt: skip
+        recs = served.model.recommend_for(ratings, person.n)
+        return Json({"model": served.model_id, "ignored": ignored, "recommendations": recs,
+                     "digest": digest(recs)})  # fmt: skip
 
     @app.post("/admin/reload", tags=["service"], responses=_answers(403, 413))
     def reload(body: Reload, request: Request, authorization: Annotated[str | None, Header()] = None) -> dict:

@@ -67,17 +67,27 @@ async function refresh() {
   showRated();
   search();
   const mine = ++asking;
-  if (!rated.size) { $("recommendations").replaceChildren(); return; }
+  if (!rated.size) { $("recommendations").replaceChildren(); showGroups({}); return; }
   const ratings = [...rated].map(([item, r]) => ({item, rating: r.rating}));
   try {
     const body = await getJSON("/recommendations", {method: "POST", headers: {"content-type": "application/json"},
                                                     body: JSON.stringify({ratings, n: N})});
     if (mine !== asking) return;
     status("");
-    $("recommendations").replaceChildren(...body.recommendations.map(showRecommendation));
+    $("recommendations").replaceChildren(...body.digest.items.map(showRecommendation));
     if (!body.recommendations.length) $("recommendations").append(el("li", "nothing to recommend yet: rate a movie you liked", "empty"));
+    showGroups(body.digest.groups);
     $("ignored").textContent = body.ignored.length ? "not in the model, ignored: " + body.ignored.join(", ") : "";
   } catch (e) { if (mine === asking) status(e.message); }
+}
+const signed = (w) => (w >= 0 ? "+" : "") + w.toFixed(3);
+function term(t) {  // one reason: its weight, its words, the group (co-cluster) that liked both movies
+  const li = el("li");
+  if (t.weight !== null) li.append(el("span", signed(t.weight), "w"), " ");
+  li.append(t.text);
+  if (t.group) li.append(" ", el("a", t.group, "group"));
+  if (t.group) li.lastChild.href = "#group-" + t.group;
+  return li;
 }
 function showRecommendation(r) {
   const li = el("li");
@@ -86,14 +96,33 @@ function showRecommendation(r) {
   if (r.new) li.append(el("span", " new: no rating yet, scored from its attributes", "new"));
   const p = r.like_probability === null ? "" : ", like-probability " + r.like_probability.toFixed(2);
   li.append(el("span", "  score " + r.score.toFixed(3) + p, "score"));
+  if (r.own !== null) {
+    const parts = [signed(r.own) + (r.new ? " its attributes" : " your movies"), ...r.blend.map((t) => signed(t.weight) + " " + t.label + " (" + t.text + ")")];
+    li.append(el("p", "= " + parts.join(" "), "parts"));
+  }
   const ul = el("ul", undefined, "reasons");
-  const named = (r.contributions || []).length;  // the blend's reasons follow the contributions'
-  for (const text of r.reasons.slice(0, named)) ul.append(el("li", text));
-  if (r.others && r.others.movies) ul.append(el("li", "and " + r.others.movies + " more of your movies: " + (r.others.weight >= 0 ? "+" : "") + r.others.weight.toFixed(3)));
-  if (r.others && r.others.attributes) ul.append(el("li", "and " + r.others.attributes + " more of its attributes: " + (r.others.weight >= 0 ? "+" : "") + r.others.weight.toFixed(3)));
-  for (const text of r.reasons.slice(named)) ul.append(el("li", text));
+  r.shown.forEach((t) => ul.append(term(t)));
+  const rest = r.more.terms_listed;
+  if (rest.length === 1) ul.append(term({...rest[0], text: "and " + rest[0].text}));
   li.append(ul);
+  if (rest.length > 1) {  // the rest behind a "more"
+    const more = el("details", undefined, "more");
+    more.append(el("summary", signed(r.more.weight) + " and " + r.more.terms + " more"));
+    const all = el("ul", undefined, "reasons");
+    rest.forEach((t) => all.append(term(t)));
+    more.append(all);
+    li.append(more);
+  }
   return li;
+}
+function showGroups(groups) {  // each group once for the whole list
+  const ids = Object.keys(groups);
+  $("groups-title").hidden = !ids.length;
+  $("groups").replaceChildren(...ids.flatMap((id) => {
+    const dt = el("dt", id);
+    dt.id = "group-" + id;
+    return [dt, el("dd", groups[id].text)];
+  }));
 }
 let timer;
 $("search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(search, 150); });

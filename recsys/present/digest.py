@@ -1,0 +1,79 @@
+"""A list's reasons as a person reads them: for each movie the terms every movie has (its
+popularity, the person's like chance) on one line, the few of its own terms that weigh most (the
+movies the person liked, with the group that liked both) one short line each, the rest summed
+behind a "more"; each group (co-cluster) described once for the whole list, not under every movie.
+
+Everything shown adds up to the score: the blend terms, the shown terms and the "more" (read from
+the parts the model returned with the list: the liked movies' contributions or a new movie's
+attributes, the sum of the others, popularity and the like chance).
+"""
+
+from __future__ import annotations
+
+SHOWN = 3
+
+
+def terms(rec: dict) -> list[dict]:
+    """The named terms of a listed movie's own part of the score (the liked movies' contributions,
+    or a new movie's attributes), largest first: ``{"text", "weight", "group"}`` (``group``: the
+    id of the like co-cluster holding both movies, or None)."""
+    out = []
+    for c in rec.get("contributions") or []:
+        if "attribute" in c:  # a new movie, scored from its attributes
+            text = f"{c['attribute']}: your {c['rated']} rated movies with it average {c['mean']:+.2f}"
+        else:
+            text = f"you liked {c['name']}"
+        out.append({"text": text, "weight": float(c["weight"]), "group": (c.get("cocluster") or {}).get("id")})
+    return sorted(out, key=lambda t: -abs(t["weight"]))
+
+
+def blend(rec: dict) -> list[dict]:
+    """The terms every movie of a blended list has: its popularity and the person's like chance."""
+    popularity, like = rec.get("popularity") or {}, rec.get("like") or {}
+    out = []
+    if popularity.get("weight"):
+        out.append({"label": "popularity", "text": f"liked by {popularity['likes']:,} people",
+                    "weight": float(popularity["weight"])})  # fmt: skip
+    if like.get("weight"):
+        chance = "" if like.get("probability") is None else f" {like['probability']:.0%}"
+        out.append({"label": "like chance", "text": f"your like chance{chance}", "weight": float(like["weight"])})
+    return out
+
+
+def digest(recs: list[dict], shown: int = SHOWN) -> dict:
+    """``{"items": [...], "groups": {...}}``: for each movie its ``blend`` terms, the ``shown``
+    heaviest of its own terms and ``more`` (how many are left, their sum, and ``terms_listed`` for
+    a "more" to unfold); every group the shown terms name, once.  ``own`` is the sum of the
+    movie's own terms: ``score = own + sum of the blend terms``."""
+    items, groups = [], {}
+    for rec in recs:
+        if "contributions" not in rec:  # the paper's rule: reasons without weights
+            items.append({**_head(rec), "blend": [], "own": None,
+                          "shown": [{"text": r, "weight": None, "group": None} for r in rec["reasons"]],
+                          "more": {"terms": 0, "weight": 0.0, "terms_listed": []}})  # fmt: skip
+            continue
+        named = terms(rec)
+        others = rec.get("others") or {}
+        n_others = int(others.get("movies", 0) + others.get("attributes", 0))
+        listed = named[shown:] + ([{"text": _others_text(others), "weight": float(others["weight"]), "group": None}]
+                                  if n_others else [])  # fmt: skip
+        more = sum(t["weight"] for t in listed)
+        own = sum(t["weight"] for t in named[:shown]) + more
+        more = {"terms": len(named[shown:]) + n_others, "weight": more, "terms_listed": listed}
+        items.append({**_head(rec), "blend": blend(rec), "own": own, "shown": named[:shown], "more": more})
+        for c in rec["contributions"]:
+            group = c.get("cocluster")
+            if group and any(t["group"] == group["id"] for t in named[:shown]):
+                groups.setdefault(group["id"], {"users": group["users"], "text": group["text"]})
+    return {"items": items, "groups": groups}
+
+
+def _head(rec: dict) -> dict:
+    keys = ("rank", "item", "name", "score", "like_probability", "new")
+    return {k: rec.get(k) for k in keys}
+
+
+def _others_text(others: dict) -> str:
+    if others.get("movies"):
+        return f"{others['movies']} more of the movies you liked"
+    return f"{others['attributes']} more of its attributes"
