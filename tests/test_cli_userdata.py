@@ -101,27 +101,6 @@ def test_ml_latest_small_out_of_the_box(shared_data, tmp_path):
     assert out["n_test"] == 20_167 and out["methods"]["svd"]["auc_full"] > 0.7
 
 
-def test_report_all_and_demo_command(tmp_path):
-    out = tmp_path / "demo"
-    res = recsys("demo", "--out", str(out), "--users", "3", home=tmp_path / "empty")
-    assert res.returncode == 0, res.stderr
-    steps = [line for line in res.stderr.splitlines() if line.strip()]
-    assert [s.split("] ")[1][:4] for s in steps] == ["1/4 ", "2/4 ", "3/4 ", "4/4 "], res.stderr
-    assert len(res.stdout.splitlines()) + len(steps) <= 40, res.stdout
-    assert "On AUC " in res.stdout and "On NDCG@10 " in res.stdout and "people's pages:" in res.stdout
-    assert "no refit" in res.stdout and (out / "evaluation.txt").read_text().count("\n") > 40
-    evaluation = json.loads((out / "evaluation.json").read_text())
-    assert evaluation["dataset"] == "demo" and evaluation["methods"]["profile"]["auc_full"] > 0.7
-    index = (out / "report" / "index.html").read_text()
-    pages = sorted(p.name for p in (out / "report").glob("user-*.html"))
-    assert len(pages) == 3 and all(f'href="{p}"' in index for p in pages)
-    res = recsys("report", str(out / "model"), "--all", "--users", "1,2", "--out", str(tmp_path / "pages"), "--quiet")
-    assert res.returncode == 0, res.stderr
-    assert sorted(p.name for p in (tmp_path / "pages").iterdir()) == ["index.html", "user-1.html", "user-2.html"]
-    res = recsys("report", str(out / "model"), "--out", str(tmp_path / "x.html"))
-    assert res.returncode == 2 and "give USER, or --all" in res.stderr
-
-
 def test_a_report_without_out_is_written_beside_you(tmp_path, monkeypatch):
     """`recsys report MODEL USER` as the README's first screen writes it: report-USER.html here."""
     from test_recsys_model import FAST as FAST_PARAMS

@@ -35,8 +35,10 @@ def blend(rec: dict) -> list[dict]:
         out.append({"label": "popularity", "text": f"liked by {popularity['likes']:,} people",
                     "weight": float(popularity["weight"])})  # fmt: skip
     if like.get("weight"):
-        chance = "" if like.get("probability") is None else f" {like['probability']:.0%}"
-        out.append({"label": "like chance", "text": f"your like chance{chance}", "weight": float(like["weight"])})
+        chance = (
+            "from your ratings" if like.get("probability") is None else f"{like['probability']:.0%} from your ratings"
+        )
+        out.append({"label": "like chance", "text": chance, "weight": float(like["weight"])})
     return out
 
 

@@ -47,7 +47,8 @@ def recommendation_lines(recs: list[dict], user, mode: str) -> list[str]:
     )
     if any(r.get("new") for r in recs):
         how += "; a new movie's part comes from its attributes"
-    lines = [f"top {len(recs)} for user {user} ({how}):"]
+    whom = "you" if user == "you" else f"user {user}"
+    lines = [f"top {len(recs)} for {whom} ({how}):"]
     d = digest(recs)
     for r in d["items"]:
         p = f"  P(like) {r['like_probability']:.2f}" if r.get("like_probability") is not None else ""
