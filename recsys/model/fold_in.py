@@ -27,6 +27,24 @@ REG_USER = 15.0  # the user-bias regularisation of recsys.model.ratings.rating_b
 
 
 @dataclass(frozen=True, eq=False)
+class Rated:
+    """What a list reads of a person: the items rated (indices, sorted, each once), their ratings
+    and the items liked.  Cheap, where :class:`NewUser` also joins co-clusters and finds neighbours
+    (which the lists compute in their own batch path)."""
+
+    items: np.ndarray
+    ratings: np.ndarray
+    liked: np.ndarray
+
+    @classmethod
+    def of(cls, fp: FittedProfiles, items: np.ndarray, ratings: np.ndarray) -> Rated:
+        """``items`` (indices, distinct) rated ``ratings``."""
+        order = np.argsort(items)
+        items, ratings = np.asarray(items, dtype=np.int64)[order], np.asarray(ratings, dtype=np.float64)[order]
+        return cls(items, ratings, items[ratings > fp.like_threshold])
+
+
+@dataclass(frozen=True, eq=False)
 class NewUser:
     """The user side of the scores, for one person outside the training data."""
 

@@ -535,7 +535,7 @@ class ProfileRecommender(Params):
 
             cand = np.setdiff1d(np.arange(fp.n_items), rated)
             return explain_paper_list(self, u, cand, self.rank_items(u, cand, mode), n)
-        return self._item_list(self._person(u), rated, n, lambda items: self._probability(u, items))
+        return self._item_list(self._rated(u), rated, n, lambda items: self._probability(u, items))
 
     def lists(self, users, n: int = 10) -> list:
         """The ``n`` best unrated movies of each user by their list scores (:meth:`list_key`), without
@@ -591,9 +591,15 @@ class ProfileRecommender(Params):
         """The ``n`` best movies for a person the model has never seen, from their ``ratings`` (a
         mapping or a frame of item → rating; items the model does not know are ignored), with the
         same reasons as :meth:`recommend`; the items rated are never listed.  Nothing is refitted."""
+        from .fold_in import Rated
+
         _check_n(n)
-        person = self.fold_in(ratings)
-        return self._item_list(person, person.items, n, lambda items: self._new_probability(person, items))
+        idx, values = self._known_ratings(ratings)
+        first = np.unique(idx, return_index=True)[1]
+        rated = Rated.of(self.profiles_, idx[first], values[first])
+        # the full fold-in (co-clusters, neighbours) only if a shown probability is not the list's own
+        return self._item_list(rated, rated.items, n,
+                               lambda items: self._new_probability(self._person_of(idx, values), items))  # fmt: skip
 
     def predict_for(self, ratings, items) -> np.ndarray:
         """Like-probabilities of ``items`` (raw ids; NaN where unknown or unrated in training) for a
@@ -609,13 +615,17 @@ class ProfileRecommender(Params):
         """The person of ``ratings`` (mapping or frame of item → rating) as the model sees them
         (:class:`recsys.model.fold_in.NewUser`)."""
 
+        return self._person_of(*self._known_ratings(ratings))
+
+    def _known_ratings(self, ratings) -> tuple[np.ndarray, np.ndarray]:
+        """The item indices and ratings of ``ratings`` the model knows (an error if none)."""
         self._check_scored()
         raw_items, values = _item_ratings(ratings)
         idx = self.profiles_.item_index(raw_items)
         known = idx >= 0
         if not known.any():
             raise UnknownIdError("none of the rated items is in the model's training data")
-        return self._person_of(idx[known], values[known])
+        return idx[known], values[known]
 
     def _person_of(self, idx: np.ndarray, values: np.ndarray):
         """The :class:`~recsys.model.fold_in.NewUser` of ratings ``values`` of the item indices
@@ -626,6 +636,13 @@ class ProfileRecommender(Params):
         densities = {side: float((p or RECOMMENDER_PARAMS).get("min_density", 1.0))
                      for side, p in (("like", self.like_params), ("dislike", self.dislike_params))}  # fmt: skip
         return NewUser.of(self.profiles_, idx[first], values[first], int(self.n_neighbours), densities)
+
+    def _rated(self, u: int):
+        """User index ``u``'s training ratings as a list reads them (:class:`~recsys.model.fold_in.Rated`)."""
+        from .fold_in import Rated
+
+        fp = self.profiles_
+        return Rated.of(fp, fp.ratings.row(u), fp.ratings.row_values(u))
 
     def _person(self, u: int):
         """User index ``u`` folded in from their training ratings: what a list reads of a person,
@@ -693,7 +710,8 @@ class ProfileRecommender(Params):
         return getattr(self, "list_blend_", None) or ListBlend()
 
     def list_key(self, person, rated: np.ndarray, at_least: int = 0) -> ListScores:
-        """Every item's list score for ``person`` (:class:`~recsys.model.fold_in.NewUser`), the
+        """Every item's list score for ``person`` (a :class:`~recsys.model.fold_in.Rated` or
+        :class:`~recsys.model.fold_in.NewUser`: its ``items`` and ``ratings`` are read), the
         items ``rated`` (indices) never listed: the item model's (:meth:`list_scores`) plus, when
         the lists blend (``list_blend_``), each candidate's popularity and like parts
         (:mod:`recsys.model.list_blend`; at least ``at_least`` candidates of each kind; the other
@@ -731,7 +749,7 @@ class ProfileRecommender(Params):
             jl, jd = paper_scores(fp, np.full(len(cand), u), cand)
             key = np.where((jl + jd) > 0, jl - jd, -np.inf)
         else:
-            key = self.list_key(self._person(u), fp.ratings.row(u)).score[cand]
+            key = self.list_key(self._rated(u), fp.ratings.row(u)).score[cand]
         order = np.lexsort((cand, -key))
         order = order[np.isfinite(key[order])]
         return Ranking(order=order, key=key)
