@@ -100,3 +100,14 @@ def test_the_page_opens_with_popular_varied_movies_to_rate(server, browser):
     page.wait_for_selector("#recommendations > li")
     page.fill("#search", "")  # an emptied search comes back to the starters
     page.wait_for_function("document.querySelector('#results-title').textContent.startsWith('Popular')")
+
+
+def test_the_api_reference_renders_offline(server, browser):
+    page = browser.new_page()
+    asked = []
+    page.on("request", lambda r: asked.append(r.url))
+    page.goto(server.url + "/docs")
+    text = page.locator("body").inner_text()
+    for path in ("/items/starters", "/recommendations", "/users/{user}/recommendations", "/health"):
+        assert path in text, path
+    assert all(u.startswith(server.url) for u in asked), asked  # nothing from a CDN: it works offline
