@@ -15,7 +15,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 HERE = Path(__file__).resolve().parent
 RATED = ("Star Wars", "Fargo", "Godfather, The", "Toy Story", "Pulp Fiction")
@@ -41,10 +41,10 @@ def main(model: str) -> None:
                 page.locator("#results li .name", has_text=title).first.wait_for()
                 row = page.locator("#results li", has_text=title).first
                 row.locator("button[data-rating='5']").click()
-                page.wait_for_function(f"document.querySelectorAll('#rated li').length === {n}")
+                expect(page.locator("#rated li")).to_have_count(n)
             page.fill("#search", "")
             page.locator("#results-title", has_text="Popular").wait_for()
-            page.wait_for_function("document.querySelectorAll('#recommendations > li').length === 10")
+            expect(page.locator("#recommendations > li")).to_have_count(10)
             page.screenshot(path=str(HERE / "serve.png"), full_page=False)
         finally:
             server.terminate()

@@ -88,7 +88,7 @@ def test_recommend_and_explain(model_dir):
     assert all(list_total(r) == pytest.approx(r["score"], abs=1e-6) for r in recs)  # the blend's parts too
     text = recsys("recommend", str(model_dir), "1", "-n", "3").stdout
     assert recs[0]["name"] in text
-    assert ("your like chance from your ratings" in text) == any(r["like"]["weight"] for r in recs)
+    assert ("like chance" in text) == any(r["like"]["weight"] for r in recs)  # a part of the score line
     prof = json.loads(recsys("explain", str(model_dir), "1", "--json").stdout)
     assert prof["user"] == 1 and "genre" in prof["like"] and prof["like_movies"]
     assert recsys("explain", str(model_dir), "1").stdout.startswith("user 1:")

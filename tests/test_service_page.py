@@ -17,6 +17,9 @@ if CHROMIUM is None:
         raise RuntimeError("RECSYS_REQUIRE_BROWSER is set but no chromium is installed")
     pytest.skip("headless Chromium is not installed (apt-get install -y chromium)", allow_module_level=True)
 playwright = pytest.importorskip("playwright.sync_api")
+# waits through locators: the page's Content-Security-Policy forbids the eval a string predicate
+# of wait_for_function needs whenever it has to poll
+expect = playwright.expect
 
 
 @pytest.fixture(scope="module")
@@ -42,14 +45,15 @@ def test_a_new_person_rates_five_movies_and_gets_ten(server, browser):
     rated = []
     for query in ("garden", "station", "mirror", "the", "the"):
         page.fill("#search", query)
+        expect(page.locator("#results-title")).to_contain_text(query)  # the results of this search, not the starters
         page.wait_for_selector("#results li[data-item]")
         rows = page.locator("#results li[data-item]")
         row = next(rows.nth(k) for k in range(rows.count()) if rows.nth(k).get_attribute("data-item") not in rated)
         rated.append(row.get_attribute("data-item"))
         row.locator("button[data-rating='5']").click()
-        page.wait_for_function(f"document.querySelectorAll('#rated li').length === {len(rated)}")
-    page.wait_for_function("document.querySelectorAll('#recommendations > li').length === 10")
-    page.wait_for_function("document.querySelector('#rated-count').textContent === '5'")
+        expect(page.locator("#rated li")).to_have_count(len(rated))
+    expect(page.locator("#recommendations > li")).to_have_count(10)
+    expect(page.locator("#rated-count")).to_have_text("5")
     listed = page.eval_on_selector_all("#recommendations > li", "els => els.map(e => e.dataset.item)")
     assert len(listed) == 10 and not set(listed) & set(rated)
     reasons = page.locator("#recommendations").inner_text()
@@ -90,7 +94,8 @@ def test_the_page_opens_with_popular_varied_movies_to_rate(server, browser):
 
     page = browser.new_page()
     page.goto(server.url + "/")
-    page.wait_for_function("document.querySelectorAll('#results li[data-item] button[data-rating]').length >= 12")
+    expect(page.locator("#results li[data-item]")).to_have_count(12)
+    expect(page.locator("#results li[data-item] button[data-rating='5']")).to_have_count(12)
     shown = page.eval_on_selector_all("#results li[data-item]", "els => els.map(e => e.dataset.item)")
     assert len(shown) == 12 and "Popular movies" in page.locator("#results-title").inner_text()
     with urllib.request.urlopen(server.url + "/items/starters?limit=12") as r:
@@ -99,7 +104,7 @@ def test_the_page_opens_with_popular_varied_movies_to_rate(server, browser):
     page.locator("#results li[data-item] button[data-rating='5']").first.click()
     page.wait_for_selector("#recommendations > li")
     page.fill("#search", "")  # an emptied search comes back to the starters
-    page.wait_for_function("document.querySelector('#results-title').textContent.startsWith('Popular')")
+    expect(page.locator("#results-title")).to_have_text("Popular movies to start with")
 
 
 def test_the_api_reference_renders_offline(server, browser):
