@@ -91,6 +91,47 @@ def sparse_system(indptr, indices, data, S, j, l2):
 
 
 @numba.njit(nogil=True, cache=True)
+def cholesky_solve(A, b):
+    """``A⁻¹ b`` of a symmetric positive definite ``A`` (overwritten): LAPACK's Cholesky factor,
+    then the two triangular solves in place of ``b`` (compiled: a solve of 200 partners is too
+    short for scipy's per-call overhead, which held the GIL)."""
+    L = np.linalg.cholesky(A)
+    k = len(b)
+    for i in range(k):  # L y = b
+        s = b[i]
+        for c in range(i):
+            s -= L[i, c] * b[c]
+        b[i] = s / L[i, i]
+    for i in range(k - 1, -1, -1):  # Lᵀ x = y
+        s = b[i]
+        for c in range(i + 1, k):
+            s -= L[c, i] * b[c]
+        b[i] = s / L[i, i]
+    return b
+
+
+@numba.njit(nogil=True, cache=True)
+def solve_dense_rows(G, s_ptr, s_idx, l2, out, lo, hi):
+    """For items ``j`` in ``lo..hi-1``: ``out`` at row ``j``'s entries of the support ``s_*`` gets
+    the ridge weights ``(G[S, S] + l2 I)⁻¹ G[S, j]`` (``S``: that row)."""
+    for j in range(lo, hi):
+        start, end = s_ptr[j], s_ptr[j + 1]
+        if end > start:
+            A, b = system(G, s_idx[start:end], j, l2)
+            out[start:end] = cholesky_solve(A, b)
+
+
+@numba.njit(nogil=True, cache=True)
+def solve_sparse_rows(indptr, indices, data, s_ptr, s_idx, l2, out, lo, hi):
+    """:func:`solve_dense_rows` for a sparse ``G``."""
+    for j in range(lo, hi):
+        start, end = s_ptr[j], s_ptr[j + 1]
+        if end > start:
+            A, b = sparse_system(indptr, indices, data, s_idx[start:end], j, l2)
+            out[start:end] = cholesky_solve(A, b)
+
+
+@numba.njit(nogil=True, cache=True)
 def dense_gram_rows(c_ptr, c_idx, c_val, ptr, idx, val, G, lo, hi):
     """Rows ``lo..hi-1`` of ``G = X'X``: row ``a`` sums ``X[u, a] · X[u, :]`` over the users ``u`` of
     column ``a`` (``c_*``: ``X`` by columns, users in increasing order; ``ptr``/``idx``/``val``: by

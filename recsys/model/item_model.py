@@ -139,14 +139,13 @@ def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None
     edges = np.unique(np.r_[0, cuts, m]).astype(int)
     if done is not None:
         done(0.0)
+    solve = _solver(G, support, l2)
     with threadpool_limits(1, "blas"):
-        parts, bounds = [], list(zip(edges[:-1], edges[1:]))
-        for (_, hi), part in zip(bounds, in_threads(lambda b: _solve(G, support, l2, *b), bounds, threads)):
-            parts.append(part)
+        bounds = list(zip(edges[:-1], edges[1:]))
+        for (_, hi), _ in zip(bounds, in_threads(lambda b: solve(*b), bounds, threads)):
             if done is not None:
                 done(cost[hi - 1] / cost[-1])
-    src, dst, val = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, np.int64) for k in range(3))
-    return Csr.from_pairs(active[src.astype(np.int64)], active[dst.astype(np.int64)], (n, n), val.astype(np.float64))
+    return Csr.from_pairs(active[support.idx], active[support.row_of], (n, n), solve.weights)
 
 
 def gram(X):
@@ -231,28 +230,25 @@ def capped_support(support: Csr, G, budget: float = FLOP_BUDGET, max_partners: i
     return capped.with_values(np.ones(capped.nnz))
 
 
-def _solve(G, support: Csr, l2: float, lo: int, hi: int):
-    """The weights of target items ``lo..hi-1``: ``(source items, target items, weights)``.
+def _solver(G, support: Csr, l2: float):
+    """``solve(lo, hi)``: the weights of target items ``lo..hi-1`` written into ``solve.weights`` at
+    their support's entries (compiled, without the GIL: the threads solve in parallel)."""
+    from ._gram_kernels import solve_dense_rows, solve_sparse_rows
 
-    numpy's Cholesky releases the GIL (scipy's ``solve`` does not): the threads run in parallel."""
-    import scipy.linalg as sla
+    weights = np.zeros(support.nnz)
+    ptr, idx = support.ptr.astype(np.int64), support.idx.astype(np.int64)
+    if isinstance(G, np.ndarray):
+        G = np.ascontiguousarray(G, dtype=np.float64)
 
-    from ._gram_kernels import sparse_system, system
+        def solve(lo: int, hi: int) -> None:
+            solve_dense_rows(G, ptr, idx, float(l2), weights, lo, hi)
+    else:
 
-    dense = isinstance(G, np.ndarray)
-    src, dst, val = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0)]
-    for j in range(lo, hi):
-        S = support.row(j)
-        if len(S) == 0:
-            continue
-        if dense:
-            A, b = system(G, S, j, l2)
-        else:
-            A, b = sparse_system(G.indptr, G.indices, G.data, S, j, l2)
-        src.append(S)
-        dst.append(np.full(len(S), j, dtype=np.int64))
-        val.append(sla.cho_solve((np.linalg.cholesky(A), True), b, check_finite=False))
-    return np.concatenate(src), np.concatenate(dst), np.concatenate(val)
+        def solve(lo: int, hi: int) -> None:
+            solve_sparse_rows(G.indptr, G.indices, G.data, ptr, idx, float(l2), weights, lo, hi)
+
+    solve.weights = weights
+    return solve
 
 
 def scores(W: Csr, liked_items: np.ndarray) -> np.ndarray:
