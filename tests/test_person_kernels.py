@@ -143,3 +143,24 @@ def test_compiled_pair_sums_are_the_item_models_scores(seed, weighted):
     for t, (u, i) in enumerate(zip(users, items, strict=True)):
         row = weighted_scores(W, sources.row(u), sources.row_values(u)) if weighted else scores(W, sources.row(u))
         assert got[t] == row[i]
+
+
+@given(seed=st.integers(0, 2**32 - 1))
+def test_compiled_user_attribute_table_is_the_sorted_key_sums(seed):
+    """Users × attributes of the attribute evidence: the compiled walk of each user's ratings gives
+    the entries and floats of the definition by one sort of every (user, attribute) key."""
+    from recsys.model.attributes import ATTRIBUTE_SHRINKAGE, user_table
+
+    rng = np.random.default_rng(seed)
+    n_users, n_items, n_attr = int(rng.integers(1, 10)), int(rng.integers(1, 15)), int(rng.integers(1, 8))
+    residuals = _random_csr(rng, n_users, n_items, float(rng.random()))
+    attributes = _random_csr(rng, n_items, n_attr, float(rng.random()), values=False)
+    which, pos = attributes.rows_entries(residuals.idx)
+    keys = residuals.row_of[which] * np.int64(n_attr) + attributes.idx[pos]
+    pairs, inverse = np.unique(keys, return_inverse=True)
+    sums = np.bincount(inverse, weights=residuals.values[which], minlength=len(pairs))
+    counts = np.bincount(inverse, minlength=len(pairs))
+    got = user_table(residuals, attributes)
+    assert got.shape == (n_users, n_attr)
+    assert np.array_equal(got.row_of * np.int64(n_attr) + got.idx, pairs)
+    assert np.array_equal(got.values, sums / (counts + ATTRIBUTE_SHRINKAGE))

@@ -153,14 +153,11 @@ class AttributeEvidence:
 def user_table(residuals: Csr, item_attributes: Csr) -> Csr:
     """Users × attributes: each user's shrunk mean residual over their rated items carrying the
     attribute, ``sum / (count + ATTRIBUTE_SHRINKAGE)``; stored wherever the user rated one."""
+    from ._attribute_kernels import user_attribute_means
+
     n_attr = item_attributes.shape[1]
-    # every (rating, attribute of its item), summed per (user, attribute) by one sorted key
-    which, pos = item_attributes.rows_entries(residuals.idx)
-    keys = residuals.row_of[which] * np.int64(n_attr) + item_attributes.idx[pos]
-    pairs, inverse = np.unique(keys, return_inverse=True)
-    sums = np.bincount(inverse, weights=residuals.values[which], minlength=len(pairs))
-    counts = np.bincount(inverse, minlength=len(pairs))
-    user_of = pairs // max(n_attr, 1)
-    ptr = np.zeros(residuals.n_rows + 1, dtype=np.int64)
-    np.cumsum(np.bincount(user_of, minlength=residuals.n_rows), out=ptr[1:])
-    return Csr(ptr, pairs - user_of * n_attr, sums / (counts + ATTRIBUTE_SHRINKAGE), (residuals.n_rows, n_attr))
+    values = np.ascontiguousarray(residuals.values, dtype=np.float64)
+    shrinkage = float(ATTRIBUTE_SHRINKAGE)
+    rows, attrs = residuals._int64_rows, item_attributes._int64_rows
+    ptr, idx, val = user_attribute_means(*rows, values, *attrs, int(n_attr), shrinkage)
+    return Csr(ptr, idx, val, (residuals.n_rows, n_attr))
