@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .csr import Csr
-from .threads import in_threads
+from .threads import cores, in_threads
 
 # Pairs × neighbour entries expanded at once by :func:`votes`: bounds its working memory.
 _ENTRIES_PER_CHUNK = 4_000_000
@@ -104,34 +104,38 @@ def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=Non
     if A.shape[0] > DENSE_SIMILARITY_ENTITIES:
         return _top_similar_sparse(A, At, inv, n_neighbours, block, done)
     n_entities = A.shape[0]
-    ptrs, idxs, sims = [np.zeros(1, dtype=np.int64)], [], []
-    count = 0
-    for lo in range(0, n_entities, block):
+    k = min(n_neighbours, n_entities - 1)
+
+    def one_block(lo: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         hi = min(n_entities, lo + block)
         S = (A[lo:hi] @ At).toarray() * inv[lo:hi, None] * inv[None, :]
         S[np.arange(hi - lo), np.arange(lo, hi)] = 0.0  # nobody is their own neighbour
-        k = min(n_neighbours, n_entities - 1)
-        if k <= 0:
-            top = np.zeros((hi - lo, 0), dtype=np.int64)
-        else:
-            top = np.argpartition(-S, k - 1, axis=1)[:, :k]
+        top = np.argpartition(-S, k - 1, axis=1)[:, :k] if k > 0 else np.zeros((hi - lo, 0), dtype=np.int64)
         top_sim = np.take_along_axis(S, top, axis=1)
         # decreasing similarity, ties by index: deterministic
         order = np.lexsort((top, -top_sim), axis=1) if top.size else top
         top = np.take_along_axis(top, order, axis=1)
         top_sim = np.take_along_axis(top_sim, order, axis=1)
         keep = top_sim > 0
-        lengths = keep.sum(axis=1)
-        idxs.append(top[keep])
-        sims.append(top_sim[keep])
-        ptrs.append(count + np.cumsum(lengths))
-        count += int(lengths.sum())
+        return top[keep], top_sim[keep], keep.sum(axis=1)
+
+    # blocks on every core (the sparse product, the partition and the sort release the GIL), one
+    # ahead per core: a block's dense rows are block × entities
+    starts = range(0, n_entities, block)
+    idxs, sims, lengths = [], [], []
+    blocks = in_threads(one_block, starts, window=cores(), first_alone=False)
+    for lo, (top, top_sim, n) in zip(starts, blocks, strict=True):
+        idxs.append(top)
+        sims.append(top_sim)
+        lengths.append(n)
         if done is not None:
-            done(hi / n_entities)
-    ptr = np.concatenate(ptrs)
+            done(min(n_entities, lo + block) / n_entities)
+    ptr = np.zeros(n_entities + 1, dtype=np.int64)
+    if lengths:
+        np.cumsum(np.concatenate(lengths), out=ptr[1:])
     idx = np.concatenate(idxs) if idxs else np.zeros(0, dtype=np.int64)
     sim = np.concatenate(sims) if sims else np.zeros(0)
-    return Neighbours(ptr.astype(np.int64), idx.astype(np.int64), sim.astype(np.float64))
+    return Neighbours(ptr, idx.astype(np.int64), sim.astype(np.float64))
 
 
 def _top_similar_sparse(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=None) -> Neighbours:
