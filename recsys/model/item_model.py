@@ -13,7 +13,7 @@ with (EASE, Steck 2019, solves the same regression over every other item).  A us
 item ``j`` is ``sum_i x_ui W[i, j]``: one contribution per item the user liked, each carried by the
 named co-clusters that hold both (:mod:`recsys.present.explain`).  ``W`` is sparse
 (O(support)); ``G`` is taken over the items that have a support only, dense up to
-``DENSE_GRAM_ITEMS`` of them (or when mostly full) and sparse beyond.
+``DENSE_GRAM_ITEMS`` of them (or when it may be a quarter full) and sparse beyond.
 
 >>> import numpy as np
 >>> from recsys.model.csr import Csr
@@ -38,9 +38,10 @@ from .ids import distinct
 from .threads import cores, in_threads
 
 # item catalogues up to this size use one dense Gram matrix (8 × items² bytes: 0.5 GB at 8,000);
-# larger ones too when at least DENSE_GRAM_SHARE of its cells are non-zero and the dense form fits
-# in DENSE_GRAM_BYTES: the kernels' binary searches in nearly full rows cost more than the memory
-# saved (at 5 M synthetic ratings, 8,016 movies, 96 % full: 37 s of solves against 4 s dense)
+# larger ones too when their users' items squared (the products X'X adds up) reach DENSE_GRAM_SHARE
+# of its cells and the dense form fits in DENSE_GRAM_BYTES: the kernels' binary searches in nearly
+# full rows cost more than the memory saved (at 5 M synthetic ratings, 8,016 movies, 96 % full:
+# 37 s of solves against 4 s dense), and a full sparse product is larger than the dense form
 DENSE_GRAM_ITEMS = 8_000
 DENSE_GRAM_SHARE = 0.25
 DENSE_GRAM_BYTES = 4 << 30
@@ -150,15 +151,16 @@ def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None
 
 def gram(X):
     """``X'X`` of a scipy sparse matrix: a dense array (see ``DENSE_GRAM_ITEMS``) or a
-    :class:`SparseGram`, whose entries the kernels find by binary search in each row.  Up to
-    ``DENSE_GRAM_ITEMS`` columns it is accumulated densely by a compiled kernel on every core (the
-    floats of the sparse product)."""
+    :class:`SparseGram`, whose entries the kernels find by binary search in each row.  Dense, it is
+    accumulated by a compiled kernel on every core (the floats of the sparse product)."""
     m = X.shape[1]
-    if m <= DENSE_GRAM_ITEMS:
+    # the products X'X adds up (a user's items squared) bound its non-zero cells: a matrix that
+    # may be a quarter full is accumulated densely at once (scipy's product, one thread, then its
+    # dense copy took 17-20 s of a 10 M-rating fit's item model, the kernel ~2 s)
+    products = float((np.diff(X.tocsr().indptr).astype(np.float64) ** 2).sum())
+    if m <= DENSE_GRAM_ITEMS or (products >= DENSE_GRAM_SHARE * m * m and 8 * m * m <= DENSE_GRAM_BYTES):
         return _dense_gram(X)
     G = (X.T @ X).tocsr()
-    if G.nnz >= DENSE_GRAM_SHARE * m * m and 8 * m * m <= DENSE_GRAM_BYTES:
-        return G.toarray()
     G.sort_indices()
     return SparseGram(G.indptr.astype(np.int64), G.indices.astype(np.int64), G.data.astype(np.float64))
 
