@@ -24,8 +24,9 @@ _RANGE = 4096
 
 
 @numba.njit(nogil=True, cache=True)
-def grouped_votes(nb_ptr, nb_idx, nb_sim, anchor, order, g_ptr, g_row, r_ptr, r_idx, r_val, n_dense, k, num, den,
-                  cnt, lo, hi):  # fmt: skip
+def grouped_votes(
+    nb_ptr, nb_idx, nb_sim, anchor, order, g_ptr, g_row, r_ptr, r_idx, r_val, n_dense, k, num, den, cnt, lo, hi
+):
     """For the groups ``lo..hi-1`` of pairs sharing their other index (group ``g``: the pairs
     ``order[g_ptr[g]:g_ptr[g + 1]]``, whose values are the row ``g_row[g]`` of ``r_*``):
     ``(Σ s·v, Σ s, count)`` over the first ``k`` neighbours ``n`` of each pair's anchor (rows of
@@ -112,8 +113,9 @@ def votes_of_pairs(nb, anchor, other, table, anchor_is_row: bool, k: int) -> tup
     by_other = table.transpose() if anchor_is_row else table
     vals = np.ones(by_other.nnz) if by_other.values is None else by_other.values
     order, g_ptr, g_row = _groups(other)
-    run_ranges(grouped_votes, _group_ranges(g_ptr), nb.ptr, nb.idx, nb.sim, anchor, order, g_ptr, g_row,
-               by_other.ptr, by_other.idx, vals, by_other.shape[1], int(k), num, den, cnt)  # fmt: skip
+    values = (by_other.ptr, by_other.idx, vals, by_other.shape[1])
+    args = (nb.ptr, nb.idx, nb.sim, anchor, order, g_ptr, g_row, *values, int(k), num, den, cnt)
+    run_ranges(grouped_votes, _group_ranges(g_ptr), *args)
     return num, den, cnt
 
 
@@ -126,6 +128,7 @@ def sums_of_pairs(W, sources, users, items) -> np.ndarray:
     Wt = W.transpose()
     vals = np.ones(sources.nnz) if sources.values is None else sources.values
     order, g_ptr, g_user = _groups(users)
-    run_ranges(grouped_sums, _group_ranges(g_ptr), Wt.ptr, Wt.idx, Wt.values, sources.ptr, sources.idx, vals,
-               order, g_ptr, g_user, items, W.shape[0], out)  # fmt: skip
+    weights, rows = (Wt.ptr, Wt.idx, Wt.values), (sources.ptr, sources.idx, vals)
+    args = (*weights, *rows, order, g_ptr, g_user, items, W.shape[0], out)
+    run_ranges(grouped_sums, _group_ranges(g_ptr), *args)
     return out
