@@ -157,7 +157,7 @@ def gram(X):
     # the products X'X adds up (a user's items squared) bound its non-zero cells: a matrix that
     # may be a quarter full is accumulated densely at once (scipy's product, one thread, then its
     # dense copy took 17-20 s of a 10 M-rating fit's item model, the kernel ~2 s)
-    products = float((np.diff(X.tocsr().indptr).astype(np.float64) ** 2).sum())
+    products = float((X.getnnz(axis=1).astype(np.float64) ** 2).sum())
     if m <= DENSE_GRAM_ITEMS or (products >= DENSE_GRAM_SHARE * m * m and 8 * m * m <= DENSE_GRAM_BYTES):
         return _dense_gram(X)
     G = (X.T @ X).tocsr()
@@ -238,7 +238,7 @@ def _solver(G, support: Csr, l2: float):
     from ._gram_kernels import solve_dense_rows, solve_sparse_rows
 
     weights = np.zeros(support.nnz)
-    ptr, idx = support.ptr.astype(np.int64), support.idx.astype(np.int64)
+    ptr, idx = support._int64_rows
     if isinstance(G, np.ndarray):
         G = np.ascontiguousarray(G, dtype=np.float64)
 
