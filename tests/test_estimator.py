@@ -233,14 +233,14 @@ def test_bad_parameters(params, match):
 
 @pytest.mark.parametrize("skip_covered", [False, True])
 def test_bitset_and_list_regions_agree(monkeypatch, skip_covered):
-    import coclust.estimator as estimator
+    import coclust.fitting as fitting
 
     rng = np.random.default_rng(0)
     X = (rng.random((80, 60)) < 0.2).astype(int)
     params = dict(n_bands=40, band_size=2, min_rows=3, min_cols=3, skip_covered=skip_covered, random_state=0)
     with_bits = HBLCoClust(**params).fit(X).coclusters_  # 1.3 kB of bitsets: well within the budget
-    real = estimator.find_regions
-    monkeypatch.setattr(estimator, "find_regions", lambda *a: real(*a[:-1], 0))  # no memory: sorted lists
+    real = fitting.find_regions
+    monkeypatch.setattr(fitting, "find_regions", lambda *a: real(*a[:-1], 0))  # no memory: sorted lists
     with_lists = HBLCoClust(**params).fit(X).coclusters_
     assert len(with_bits) == len(with_lists) > 0
     assert all((a[0] == b[0]).all() and (a[1] == b[1]).all() for a, b in zip(with_bits, with_lists))
@@ -311,3 +311,26 @@ def test_relaxation_at_density_one_is_the_closure_of_the_columns(seed, n_rows, p
     for i, (rows, cols) in enumerate(expected):
         assert np.array_equal(got.row_idx[got.row_ptr[i] : got.row_ptr[i + 1]], rows)
         assert np.array_equal(got.col_idx[got.col_ptr[i] : got.col_ptr[i + 1]], cols)
+
+
+def test_coclustering_is_the_estimator_without_scikit_learn():
+    """The recommender fits with :class:`coclust.fitting.CoClustering`: the estimator's co-clusters,
+    its bad-input errors, and no scikit-learn import (about 2 s of every ``recsys train``)."""
+    import subprocess
+    import sys
+
+    from coclust.fitting import CoClustering
+
+    rng = np.random.default_rng(3)
+    X = sp.csr_matrix((rng.random((120, 70)) < 0.15).astype(int))
+    params = dict(n_bands=60, band_size=2, min_rows=3, min_cols=2, min_density=0.8, random_state=4)
+    plain, sk = CoClustering(**params).fit(X).coclusters_, HBLCoClust(**params).fit(X).coclusters_
+    assert len(plain) == len(sk) > 0
+    assert all((a[0] == b[0]).all() and (a[1] == b[1]).all() for a, b in zip(plain, sk, strict=True))
+    with pytest.raises(ValueError, match="binary"):
+        CoClustering().fit(np.full((3, 3), 2))
+    with pytest.raises(ValueError, match="n_bands"):
+        CoClustering(n_bands=0).fit(np.eye(3))
+    code = "import sys, recsys.model.learning, coclust.fitting; print('sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

@@ -266,7 +266,7 @@ def _cocluster(side: str, rel: _RelationColumns, vocab: _Vocabulary, features: s
                report: dict, say, user_budget: int | None = None) -> CoClusters:  # fmt: skip
     """The co-clusters of one side's relation, in user / item / attribute indices; their counts
     and parameters go into ``report``."""
-    from coclust import HBLCoClust
+    from coclust.fitting import CoClustering  # HBLCoClust without scikit-learn's 2 s import
 
     params = dict(RECOMMENDER_PARAMS if params is None else params)
     side_cols = rel.polarity == (LIKED if side == "like" else DISLIKED)
@@ -275,7 +275,7 @@ def _cocluster(side: str, rel: _RelationColumns, vocab: _Vocabulary, features: s
     Xs = rel.X[:, fit_cols].tocsr()
     say(f"co-clustering the {side} relation ({Xs.nnz:,} relations)")
     steps = lambda step, done: tell(say, done, COCLUSTER_STEPS.get(step, step))  # noqa: E731
-    model = HBLCoClust(random_state=random_state, **params).fit(Xs, progress=steps) if Xs.nnz else None
+    model = CoClustering(random_state=random_state, **params).fit(Xs, progress=steps) if Xs.nnz else None
     found = model.coclusters_ if model is not None else []
     rows = [rel.row_user[r] for r, _ in found]
     cols = [fit_cols[c] for _, c in found]

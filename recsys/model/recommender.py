@@ -258,14 +258,14 @@ class ProfileRecommender(Params):
         """Raise :class:`~recsys.errors.ParameterError` naming the first invalid parameter
         (``fit`` calls it first; the HBLCoClust parameters are checked by HBLCoClust's contract)."""
         check_params(self, ParameterError)
-        from coclust import HBLCoClust
+        from coclust.fitting import CoClustering
 
         for name in ("like_params", "dislike_params"):
             params = getattr(self, name)
             if params is None:
                 continue
             try:
-                HBLCoClust(**params).check_params()
+                CoClustering(**params).check_params()
             except (TypeError, ValueError) as exc:
                 raise ParameterError(f"{name}: {exc}") from None
 
