@@ -53,7 +53,7 @@ SPLIT = "random:0.1:0"
 PEERS = ("ease", "ials", "sansa", "popular")
 PHASE = re.compile(r"^\[\s*([\d.]+)s\] (.*)$")
 # Netflix Prize: 480,189 users, 17,770 movies, 100,480,507 ratings
-NETFLIX_USERS_PER_MILLION, NETFLIX_ITEMS = 4_800, 17_770
+NETFLIX_USERS_PER_MILLION, NETFLIX_ITEMS, NETFLIX_RATINGS = 4_800, 17_770, 100_480_507
 
 
 def shape_of(n: int, structure: str, shape: str) -> Shape:
@@ -157,6 +157,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--keep", help="keep the data and models here (data already there is reused)")
     parser.add_argument("--train-args", default="", help="more arguments of recsys train, e.g. '--scaling off'")
     parser.add_argument("--plot", help="draw time and memory against ratings from the --json file into this PNG")
+    parser.add_argument("--extrapolate", type=int, default=NETFLIX_RATINGS,
+                        help="from the --json file's runs, the fitted growth's time and memory at this many ratings "
+                             f"(default {NETFLIX_RATINGS:,}: the Netflix Prize's)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.plot and not args.json:
         parser.error("--plot draws the runs of the --json file: give --json too")
@@ -169,6 +172,7 @@ def main(argv: list[str] | None = None) -> None:
         if not args.plot:
             parser.error("--sizes '' measures nothing: give --plot")
         plot(json.loads(Path(args.json).read_text())["runs"], Path(args.plot))
+        _print_growth(args)
         return
     from recsys.provenance import provenance
 
@@ -193,6 +197,39 @@ def main(argv: list[str] | None = None) -> None:
             shutil.rmtree(work, ignore_errors=True)
     if args.plot:
         plot(json.loads(Path(args.json).read_text())["runs"], Path(args.plot))
+    _print_growth(args)
+
+
+def _print_growth(args) -> None:
+    if args.json and Path(args.json).exists():
+        for line in growth(json.loads(Path(args.json).read_text())["runs"], args.extrapolate):
+            print(line, flush=True)
+
+
+def growth(runs: list[dict], to: int) -> list[str]:
+    """For each shape, structure and train arguments measured at two sizes or more (1 M ratings and
+    up): train time and peak memory fitted as ``c · ratings^b`` (least squares in logs), the exponents
+    and both extrapolated to ``to`` ratings — an extrapolation, said as one, from the sizes measured."""
+    import numpy as np
+
+    out = []
+    for group in sorted({_group(r) for r in runs}):
+        sel = sorted((r for r in runs if _group(r) == group and r["ratings"] >= 1_000_000), key=lambda r: r["ratings"])
+        if len({r["ratings"] for r in sel}) < 2:
+            continue
+        x = np.log([r["ratings"] for r in sel])
+        fits = {key: np.polyfit(x, np.log([r[key] for r in sel]), 1) for key in ("seconds", "peak_mb")}
+        (bt, at), (bm, am) = fits["seconds"], fits["peak_mb"]
+        sizes = ", ".join(f"{r['ratings'] / 1e6:g} M" for r in sel)
+        minutes, gb = np.exp(at + bt * np.log(to)) / 60, np.exp(am + bm * np.log(to)) / 1024
+        out.append(f"    growth of {group[1]} ({group[0]}{', ' + group[2] if group[2] else ''}) from {sizes}: time "
+                   f"∝ ratings^{bt:.2f}, memory ∝ ratings^{bm:.2f}; at {to:,} ratings (extrapolated): "
+                   f"{minutes:.0f} min, {gb:.1f} GB")  # fmt: skip
+    return out
+
+
+def _group(r: dict) -> tuple[str, str, str]:
+    return r.get("shape", "movielens"), r.get("structure", "popular"), r.get("train_args", "")
 
 
 def measure(n: int, structure: str, args, peers: list[str], work: Path) -> dict:

@@ -173,6 +173,21 @@ def test_scale_results_keep_one_run_per_size_and_arguments(tmp_path):
     assert (tmp_path / "p.png").stat().st_size > 1000
 
 
+def test_growth_fits_a_power_law_and_extrapolates_it():
+    """Time and memory measured at two sizes or more are fitted as ``c · ratings^b``: a run growing
+    as ratings^1.2 and memory as ratings^0.5 is read back so, and extrapolated ten times further."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.bench_recsys_scale import growth
+
+    runs = [{"ratings": n, "seconds": 60 * (n / 1e6) ** 1.2, "peak_mb": 1024 * (n / 1e6) ** 0.5, "shape": "netflix",
+             "structure": "movielens", "train_args": ""} for n in (1_000_000, 10_000_000)]  # fmt: skip
+    runs.append({**runs[0], "ratings": 100_000, "seconds": 1e6})  # below 1 M: not fitted
+    runs.append({**runs[0], "structure": "popular"})  # one size only: no growth
+    (line,) = growth(runs, 100_000_000)
+    assert "movielens (netflix) from 1 M, 10 M: time ∝ ratings^1.20, memory ∝ ratings^0.50" in line
+    assert f"{60 * 100**1.2 / 60:.0f} min, 10.0 GB" in line
+
+
 @pytest.mark.parametrize("head", [0.4, 0.7, 0.95])
 def test_the_head_is_rated_by_the_share_asked(head):
     ratings, _ = generate(Shape.like_movielens(60_000, head=head))
