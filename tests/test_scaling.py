@@ -248,6 +248,13 @@ def test_the_memory_estimate_covers_the_measured_peaks():
     with pytest.raises(MemoryError, match="needs about"):
         check_memory(10**9, 10**6, 50_000, True)  # a billion ratings: more than any machine here
     assert check_memory(1000, 10, 10, False, limit=1e12) > 0
+    # the message says what would fit, and that much does by the same estimate
+    with pytest.raises(MemoryError, match=r"about ([\d,]+) ratings of these movies would fit") as stop:
+        check_memory(10**8, 480_000, 17_770, True, limit=8e9)
+    fits = int(re.search(r"about ([\d,]+) ratings", str(stop.value)).group(1).replace(",", ""))
+    assert 0 < fits < 10**8 and fit_peak_bytes(fits, 17_770, True) <= 8e9 < fit_peak_bytes(fits + 10**4, 17_770, True)
+    with pytest.raises(MemoryError, match="no ratings of these movies would fit"):
+        check_memory(10**6, 1000, 100_000, False, limit=0.5e9)  # below the fixed part
 
 
 def test_cli_scaling_must_be_a_known_rule(tmp_path):

@@ -26,8 +26,18 @@ GRAM_BYTES_PER_CELL = 10.0  # 8 dense, and a share of the sparse product it is m
 def fit_peak_bytes(n_ratings: int, n_items: int, large: bool) -> float:
     """The estimated peak memory of fitting ``n_ratings`` ratings of ``n_items`` movies
     (``large``: with the scaling rules)."""
+    return BASE_BYTES + BYTES_PER_RATING[bool(large)] * n_ratings + _gram_bytes(n_items)
+
+
+def ratings_that_fit(allowed: float, n_items: int, large: bool) -> int:
+    """The most ratings of ``n_items`` movies whose estimated fit stays within ``allowed`` bytes (0
+    when not even the fixed part and the movies' Gram matrix do)."""
+    return max(0, int((allowed - BASE_BYTES - _gram_bytes(n_items)) / BYTES_PER_RATING[bool(large)]))
+
+
+def _gram_bytes(n_items: int) -> float:
     m = n_items if n_items <= DENSE_GRAM_ITEMS or 8 * n_items**2 <= DENSE_GRAM_BYTES else 0
-    return BASE_BYTES + BYTES_PER_RATING[bool(large)] * n_ratings + GRAM_BYTES_PER_CELL * m * m
+    return GRAM_BYTES_PER_CELL * m * m
 
 
 def available_bytes() -> float | None:
@@ -57,9 +67,11 @@ def check_memory(n_ratings: int, n_users: int, n_items: int, large: bool, limit:
     allowed = available_bytes() if limit is None else limit
     if allowed is not None and need > allowed:
         where = "the limit given (--max-memory)" if limit is not None else "available now"
+        fits = ratings_that_fit(allowed, n_items, large)
+        would = f"about {fits:,} ratings of these movies would fit" if fits else "no ratings of these movies would fit"
         raise MemoryEstimateError(
             f"training on {n_ratings:,} ratings ({n_users:,} users × {n_items:,} movies) needs about "
-            f"{need / 1e9:.1f} GB of memory by the estimate, and {allowed / 1e9:.1f} GB are {where}; "
+            f"{need / 1e9:.1f} GB of memory by the estimate, and {allowed / 1e9:.1f} GB are {where} ({would}); "
             "free memory, use a larger machine, or pass --max-memory to allow more"
         )
     return need
