@@ -34,6 +34,8 @@ class CoClustering(Params):
     """HBLCoClust (de França, 2016) on a binary relation: the parameters, ``fit`` and the fitted
     attributes of :class:`coclust.HBLCoClust` (see it for their meaning), without scikit-learn."""
 
+    _label = "HBLCoClust"  # the algorithm's name in messages, with scikit-learn's interface or without
+
     _constraints = {
         "n_bands": [Interval(int, 1, None)],
         "band_size": [Interval(int, 1, 64)],
@@ -97,11 +99,9 @@ class CoClustering(Params):
         """Raise ValueError naming the first invalid parameter (``fit`` calls it first)."""
         check_params(self)
         if self.scheduler is not None and self.backend != "dask":
-            raise ValueError(f'{type(self).__name__}: scheduler is only used with backend="dask"')
+            raise ValueError(f'{self._label}: scheduler is only used with backend="dask"')
         if self.backend == "dask" and importlib.util.find_spec("distributed") is None:
-            raise ValueError(
-                f'{type(self).__name__}: backend="dask" needs dask.distributed: pip install "hblcoclust[dask]"'
-            )
+            raise ValueError(f'{self._label}: backend="dask" needs dask.distributed: pip install "hblcoclust[dask]"')
 
     # -- fitting -------------------------------------------------------------------
     def fit(self, X, y=None, progress=None) -> Self:

@@ -132,12 +132,13 @@ NONE = Options(None)
 def check_params(estimator, error: type[Exception] = ValueError) -> None:
     """Raise ``error`` naming the first parameter of ``estimator`` that no constraint accepts."""
     constraints = type(estimator)._constraints
+    label = getattr(estimator, "_label", type(estimator).__name__)
     for name in param_names(type(estimator)):
         value = getattr(estimator, name)
         rules = constraints[name]
         if not any(rule.accepts(value) for rule in rules):
             expected = " or ".join("None" if rule is NONE else str(rule) for rule in rules)
-            raise error(f"{type(estimator).__name__}: {name} must be {expected}, got {value!r}")
+            raise error(f"{label}: {name} must be {expected}, got {value!r}")
 
 
 def param_names(cls) -> list[str]:

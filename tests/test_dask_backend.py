@@ -200,6 +200,9 @@ def test_without_a_client_a_local_cluster_is_started_and_closed(tmp_path):
 
 
 def test_cli_scheduler_option_trains_the_same_model(client, books, tmp_path):
+    """``--scheduler`` runs the co-clustering, and after it the item model's solves, the
+    neighbourhoods' blocks and the held-out terms, on the cluster (their tasks are on its
+    scheduler): the model is the local one, array for array."""
     from test_cli_relations import recsys
     from test_cli_userdata import COLS, FAST
 
@@ -211,6 +214,14 @@ def test_cli_scheduler_option_trains_the_same_model(client, books, tmp_path):
         pred = recsys("predict", str(tmp_path / name), "reader01", "bk-001", "--json")
         scores.append(json.loads(pred.stdout)["score"])
     assert scores[0] == scores[1]
+    ran = client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.task_prefixes))
+    assert {"relax_chunk", "ranges_part", "similar_block"} <= set(ran)
+    local, spread = (np.load(tmp_path / name / "arrays.npz") for name in ("local", "dask"))
+    assert local.files == spread.files and len(local.files) > 40
+    for name in local.files:
+        np.testing.assert_array_equal(local[name], spread[name], err_msg=name)
+    manifests = [json.loads((tmp_path / name / "manifest.json").read_text()) for name in ("local", "dask")]
+    assert manifests[0]["weights"] == manifests[1]["weights"]  # the same held-out terms, the same fit
 
 
 def test_cli_unreachable_scheduler_is_one_line_exit_2_nothing_written(books, tmp_path, monkeypatch):
@@ -226,3 +237,23 @@ def test_cli_unreachable_scheduler_is_one_line_exit_2_nothing_written(books, tmp
     assert res.returncode == 2
     assert "could not connect to the Dask scheduler at 'tcp://127.0.0.1:1'" in res.stderr
     assert "Traceback" not in res.stderr and not out.exists()
+
+
+def test_cluster_ranges_need_zeroed_outputs_and_write_back_every_cell(client):
+    """:func:`recsys.model.cluster.run_ranges` on the workers: what each range writes comes back
+    (the non-zero cells of its own copy), and an output not zeroed is refused."""
+    from recsys.model import cluster
+    from recsys.model._gram_kernels import dense_gram_rows
+
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((40, 12)) < 0.3).astype(float))
+    cols, rows = X.tocsc(), X.tocsr()
+    by_col = (cols.indptr.astype(np.int64), cols.indices.astype(np.int64), cols.data)
+    by_row = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data)
+    G = np.zeros((12, 12))
+    with cluster.using(client):
+        done = list(cluster.run_ranges(dense_gram_rows, [(0, 5), (5, 9), (9, 12)], *by_col, *by_row, G, outputs=(6,)))
+        assert done == [(0, 5), (5, 9), (9, 12)]
+        np.testing.assert_array_equal(G, (X.T @ X).toarray())
+        with pytest.raises(ValueError, match="must be all zeros"):
+            list(cluster.run_ranges(dense_gram_rows, [(0, 12)], *by_col, *by_row, G, outputs=(6,)))

@@ -44,7 +44,8 @@ SCHEDULER = typer.Option(
     None,
     "--scheduler",
     metavar="ADDRESS",
-    help="Run the co-clustering's LSH step and relaxation on this Dask scheduler (tcp://host:8786; needs dask).",
+    help="Run the co-clustering, the item model's solves, the neighbourhoods and the held-out terms on this Dask "
+    "scheduler (tcp://host:8786; needs dask).",
 )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from . import cluster
 from .threads import in_threads
 
 # pairs per range of work: small enough that every core gets several, large enough to be cheap
@@ -115,7 +116,11 @@ def votes_of_pairs(nb, anchor, other, table, anchor_is_row: bool, k: int) -> tup
     order, g_ptr, g_row = _groups(other)
     values = (by_other.ptr, by_other.idx, vals, by_other.shape[1])
     args = (nb.ptr, nb.idx, nb.sim, anchor, order, g_ptr, g_row, *values, int(k), num, den, cnt)
-    run_ranges(grouped_votes, _group_ranges(g_ptr), *args)
+    n_args = len(args)
+    for _ in cluster.run_ranges(
+        grouped_votes, _group_ranges(g_ptr), *args, outputs=(n_args - 3, n_args - 2, n_args - 1)
+    ):
+        pass
     return num, den, cnt
 
 
@@ -130,5 +135,6 @@ def sums_of_pairs(W, sources, users, items) -> np.ndarray:
     order, g_ptr, g_user = _groups(users)
     weights, rows = (Wt.ptr, Wt.idx, Wt.values), (sources.ptr, sources.idx, vals)
     args = (*weights, *rows, order, g_ptr, g_user, items, W.shape[0], out)
-    run_ranges(grouped_sums, _group_ranges(g_ptr), *args)
+    for _ in cluster.run_ranges(grouped_sums, _group_ranges(g_ptr), *args, outputs=(len(args) - 1,)):
+        pass
     return out

@@ -33,9 +33,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import cluster
 from .csr import Csr
 from .ids import distinct
-from .threads import cores, in_threads
+from .threads import cores
 
 # item catalogues up to this size use one dense Gram matrix (8 × items² bytes: 0.5 GB at 8,000);
 # larger ones too when their users' items squared (the products X'X adds up) reach DENSE_GRAM_SHARE
@@ -140,13 +141,14 @@ def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None
     edges = np.unique(np.r_[0, cuts, m]).astype(int)
     if done is not None:
         done(0.0)
-    solve = _solver(G, support, l2)
+    kernel, args = _solver(G, support, l2)
     with threadpool_limits(1, "blas"):
-        bounds = list(zip(edges[:-1], edges[1:]))
-        for (_, hi), _ in zip(bounds, in_threads(lambda b: solve(*b), bounds, threads)):
+        bounds = list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
+        for _, hi in cluster.run_ranges(kernel, bounds, *args, outputs=(len(args) - 1,), workers=threads):
             if done is not None:
                 done(cost[hi - 1] / cost[-1])
-    return Csr.from_pairs(active[support.idx], active[support.row_of], (n, n), solve.weights)
+    weights = args[-1]
+    return Csr.from_pairs(active[support.idx], active[support.row_of], (n, n), weights)
 
 
 def gram(X):
@@ -232,25 +234,17 @@ def capped_support(support: Csr, G, budget: float = FLOP_BUDGET, max_partners: i
     return capped.with_values(np.ones(capped.nnz))
 
 
-def _solver(G, support: Csr, l2: float):
-    """``solve(lo, hi)``: the weights of target items ``lo..hi-1`` written into ``solve.weights`` at
-    their support's entries (compiled, without the GIL: the threads solve in parallel)."""
+def _solver(G, support: Csr, l2: float) -> tuple:
+    """``(kernel, args)``: ``kernel(*args, lo, hi)`` writes the weights of target items ``lo..hi-1``
+    into ``args[-1]`` at their support's entries (compiled, without the GIL: threads solve in
+    parallel; on a cluster, each task its ranges)."""
     from ._gram_kernels import solve_dense_rows, solve_sparse_rows
 
     weights = np.zeros(support.nnz)
     ptr, idx = support._int64_rows
     if isinstance(G, np.ndarray):
-        G = np.ascontiguousarray(G, dtype=np.float64)
-
-        def solve(lo: int, hi: int) -> None:
-            solve_dense_rows(G, ptr, idx, float(l2), weights, lo, hi)
-    else:
-
-        def solve(lo: int, hi: int) -> None:
-            solve_sparse_rows(G.indptr, G.indices, G.data, ptr, idx, float(l2), weights, lo, hi)
-
-    solve.weights = weights
-    return solve
+        return solve_dense_rows, (np.ascontiguousarray(G, dtype=np.float64), ptr, idx, float(l2), weights)
+    return solve_sparse_rows, (G.indptr, G.indices, G.data, ptr, idx, float(l2), weights)
 
 
 def scores(W: Csr, liked_items: np.ndarray) -> np.ndarray:

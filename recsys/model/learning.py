@@ -37,6 +37,7 @@ import numpy as np
 from coclust.params import DENSITY_TOLERANCE
 from ingest.features import DISLIKED, ITEM_KIND, LIKED, attribute_names, split_features
 
+from . import cluster
 from .csr import Csr
 from .ids import distinct, id_array
 from .item_model import full_weights, item_weights, random_support
@@ -275,7 +276,9 @@ def _cocluster(side: str, rel: _RelationColumns, vocab: _Vocabulary, features: s
     Xs = rel.X[:, fit_cols].tocsr()
     say(f"co-clustering the {side} relation ({Xs.nnz:,} relations)")
     steps = lambda step, done: tell(say, done, COCLUSTER_STEPS.get(step, step))  # noqa: E731
-    model = CoClustering(random_state=random_state, **params).fit(Xs, progress=steps) if Xs.nnz else None
+    on = cluster.current()  # the fit's own client (recsys.model.cluster), not one more connection
+    fit_params = {**params, "scheduler": on} if on is not None and params.get("backend") == "dask" else params
+    model = CoClustering(random_state=random_state, **fit_params).fit(Xs, progress=steps) if Xs.nnz else None
     found = model.coclusters_ if model is not None else []
     rows = [rel.row_user[r] for r, _ in found]
     cols = [fit_cols[c] for _, c in found]

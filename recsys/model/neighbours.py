@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import cluster
 from .csr import Csr
-from .threads import cores, in_threads
+from .threads import cores
 
 # Pairs × neighbour entries expanded at once by :func:`votes`: bounds its working memory.
 _ENTRIES_PER_CHUNK = 4_000_000
@@ -105,25 +106,11 @@ def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=Non
         return _top_similar_sparse(A, At, inv, n_neighbours, block, done)
     n_entities = A.shape[0]
     k = min(n_neighbours, n_entities - 1)
-
-    def one_block(lo: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        hi = min(n_entities, lo + block)
-        S = (A[lo:hi] @ At).toarray() * inv[lo:hi, None] * inv[None, :]
-        S[np.arange(hi - lo), np.arange(lo, hi)] = 0.0  # nobody is their own neighbour
-        top = np.argpartition(-S, k - 1, axis=1)[:, :k] if k > 0 else np.zeros((hi - lo, 0), dtype=np.int64)
-        top_sim = np.take_along_axis(S, top, axis=1)
-        # decreasing similarity, ties by index: deterministic
-        order = np.lexsort((top, -top_sim), axis=1) if top.size else top
-        top = np.take_along_axis(top, order, axis=1)
-        top_sim = np.take_along_axis(top_sim, order, axis=1)
-        keep = top_sim > 0
-        return top[keep], top_sim[keep], keep.sum(axis=1)
-
     # blocks on every core (the sparse product, the partition and the sort release the GIL), one
     # ahead per core: a block's dense rows are block × entities
     starts = range(0, n_entities, block)
     idxs, sims, lengths = [], [], []
-    blocks = in_threads(one_block, starts, window=cores(), first_alone=False)
+    blocks = cluster.map_ordered(_similar_block, starts, A, At, inv, k, block, window=cores(), first_alone=False)
     for lo, (top, top_sim, n) in zip(starts, blocks, strict=True):
         idxs.append(top)
         sims.append(top_sim)
@@ -138,23 +125,42 @@ def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=Non
     return Neighbours(ptr, idx.astype(np.int64), sim.astype(np.float64))
 
 
+def _similar_block(A, At, inv: np.ndarray, k: int, block: int, lo: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows ``lo..lo+block-1`` of :func:`_top_similar`: each one's ``k`` most similar rows (index,
+    similarity; decreasing, ties by index, positive only) and how many."""
+    n_entities = A.shape[0]
+    hi = min(n_entities, lo + block)
+    S = (A[lo:hi] @ At).toarray() * inv[lo:hi, None] * inv[None, :]
+    S[np.arange(hi - lo), np.arange(lo, hi)] = 0.0  # nobody is their own neighbour
+    top = np.argpartition(-S, k - 1, axis=1)[:, :k] if k > 0 else np.zeros((hi - lo, 0), dtype=np.int64)
+    top_sim = np.take_along_axis(S, top, axis=1)
+    # decreasing similarity, ties by index: deterministic
+    order = np.lexsort((top, -top_sim), axis=1) if top.size else top
+    top = np.take_along_axis(top, order, axis=1)
+    top_sim = np.take_along_axis(top_sim, order, axis=1)
+    keep = top_sim > 0
+    return top[keep], top_sim[keep], keep.sum(axis=1)
+
+
+def _sparse_block(a: tuple, t: tuple, inv: np.ndarray, n_neighbours: int, block: int, lo: int):
+    """Rows ``lo..lo+block-1`` of :func:`_top_similar_sparse` (compiled)."""
+    from ._neighbour_kernels import top_k_similar
+
+    n_entities = len(a[0]) - 1
+    return top_k_similar(*a, *t, inv, lo, min(n_entities, lo + block), n_neighbours)
+
+
 def _top_similar_sparse(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=None) -> Neighbours:
     """:func:`_top_similar` from the co-members of each row alone (a compiled sparse product and
     top-k per row), blocks of rows on every core."""
-    from ._neighbour_kernels import top_k_similar
-
     n_entities = A.shape[0]
     a = (A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data.astype(np.float64))
     t = (At.indptr.astype(np.int64), At.indices.astype(np.int64), At.data.astype(np.float64))
     inv = np.ascontiguousarray(inv, dtype=np.float64)
     starts = range(0, n_entities, block)
-
-    def run(lo: int):
-        return top_k_similar(*a, *t, inv, lo, min(n_entities, lo + block), n_neighbours)
-
     parts = []
-    for lo, part in zip(starts, in_threads(run, starts)):  # in order of rows
-        parts.append(part)
+    for lo, part in zip(starts, cluster.map_ordered(_sparse_block, starts, a, t, inv, n_neighbours, block)):
+        parts.append(part)  # in order of rows
         if done is not None:
             done(min(n_entities, lo + block) / n_entities)
     if not parts:

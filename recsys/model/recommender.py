@@ -293,12 +293,25 @@ class ProfileRecommender(Params):
         scored : bool, default=True
             Also fit the evidence weights of the scored mode.  ``False`` fits the profiles of all
             ratings once, without neighbourhoods, enough for ``mode="paper"`` (a third of the work).
+
+        With the co-clustering on a Dask cluster (``backend="dask"`` in ``like_params`` or
+        ``dislike_params``), one client serves the whole fit: the co-clusterings, and the item
+        model's solves, the neighbourhoods and the held-out terms (:mod:`recsys.model.cluster`).
         """
+        self.check_params()
+        dask = [p for p in (self.like_params, self.dislike_params) if p and p.get("backend") == "dask"]
+        if not dask:
+            return self._fit(ratings, item_attributes, items, progress, scored)
+        from .cluster import connected
+
+        with connected(dask[0].get("scheduler")):
+            return self._fit(ratings, item_attributes, items, progress, scored)
+
+    def _fit(self, ratings, item_attributes, items, progress, scored: bool) -> ProfileRecommender:
         from .learning import add_ratings, fit_profiles
         from .progress import tell
         from .ratings import holdout_mask
 
-        self.check_params()
         ratings = as_ratings_frame(ratings)
         say = progress or (lambda message: None)
         t0 = time.perf_counter()
