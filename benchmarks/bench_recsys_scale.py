@@ -8,7 +8,7 @@ netflix``: 4,800 users per million ratings and Netflix's 17,770 movies), 10 % he
 and in the same run:
 
 - ``recsys train --ratings … --items … --split random:0.1:0`` as a child process: its wall time,
-  peak resident memory (the kernel's count, ``wait4``), the seconds of each phase (from its progress
+  peak resident memory (its own, :mod:`benchmarks.peak`), the seconds of each phase (from its progress
   lines) and the model's size;
 - the held-out like/dislike AUC and top-10 NDCG of the model (a held-out rating ≥ 4 is relevant,
   every unrated movie a candidate: :mod:`recsys.evaluation.ranking`);
@@ -47,7 +47,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.synthetic_ratings import STRUCTURES, Shape, write  # noqa: E402
+from benchmarks.synthetic_ratings import STRUCTURES, Shape  # noqa: E402
 
 SPLIT = "random:0.1:0"
 PEERS = ("ease", "ials", "sansa", "popular")
@@ -66,7 +66,13 @@ def shape_of(n: int, structure: str, shape: str) -> Shape:
 
 
 def child(cmd: list[str], log: Path) -> tuple[float, float, str]:
-    """Run ``cmd``; its wall seconds, peak resident MB and output (an error raises with its end)."""
+    """Run ``cmd`` (``python -m MODULE …``); its wall seconds, peak resident MB and output (an error
+    raises with its end).  The peak is the child's own (:mod:`benchmarks.peak`), not ``wait4``'s,
+    which starts from what this process held when it forked."""
+    peak_file = log.with_suffix(".peak")
+    peak_file.unlink(missing_ok=True)
+    if cmd[1:2] == ["-m"]:
+        cmd = [cmd[0], "-m", "benchmarks.peak", str(peak_file), *cmd[2:]]
     start = time.perf_counter()
     with open(log, "w") as f:
         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env={**os.environ, "COLUMNS": "200"})
@@ -74,8 +80,9 @@ def child(cmd: list[str], log: Path) -> tuple[float, float, str]:
     seconds = time.perf_counter() - start
     text = log.read_text()
     if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{' '.join(cmd[:4])} … failed:\n{text[-2000:]}")
-    return seconds, usage.ru_maxrss / 1024, text
+        raise RuntimeError(f"{' '.join(cmd[:6])} … failed:\n{text[-2000:]}")
+    own = peak_file.read_text().strip() if peak_file.exists() else ""
+    return seconds, (int(own) if own else usage.ru_maxrss) / 1024, text
 
 
 def train(ratings: Path, items: Path, out: Path, extra: tuple[str, ...] = ()) -> dict:
@@ -126,9 +133,6 @@ def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
         "auc": roc_auc(test["rating"].to_numpy() > 2, fill_uncovered(scores.score, scores.covered)),
         "ndcg@10": float(ndcg_per_user(top_lists(profile, task), task.relevant).mean()),
         "users_listed": len(task),
-        "head_share": float(ratings["item"].value_counts().iloc[0] / ratings["user"].nunique()),
-        "like_share": float((ratings["rating"] > 2).mean()),
-        "ratings_generated": len(ratings),
     }
 
 
@@ -155,6 +159,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-fits", type=int, default=16, help="each peer's tuning fits (default 16)")
     parser.add_argument("--json", help="write the figures here (stamped with the commit)")
     parser.add_argument("--keep", help="keep the data and models here (data already there is reused)")
+    parser.add_argument(
+        "--no-accuracy",
+        action="store_true",
+        help="skip the held-out AUC and NDCG (in this process: the longest step at 25 M ratings)",
+    )
     parser.add_argument("--train-args", default="", help="more arguments of recsys train, e.g. '--scaling off'")
     parser.add_argument("--plot", help="draw time and memory against ratings from the --json file into this PNG")
     parser.add_argument("--extrapolate", type=int, default=NETFLIX_RATINGS,
@@ -244,12 +253,23 @@ def measure(n: int, structure: str, args, peers: list[str], work: Path) -> dict:
     ratings_csv, items_csv = here / "ratings.csv", here / "items.csv"
     start = time.perf_counter()
     if not (args.keep and ratings_csv.exists() and items_csv.exists()):  # seeded: the same data
-        write(shape, here)
+        # in a child: generated here, 25 M ratings left this process holding GBs that every later
+        # child's kernel-counted peak started from
+        code = ("from pathlib import Path; from benchmarks.bench_recsys_scale import shape_of; "
+                "from benchmarks.synthetic_ratings import write; "
+                f"write(shape_of({n}, {structure!r}, {args.shape!r}), Path({str(here)!r}))")  # fmt: skip
+        subprocess.run([sys.executable, "-c", code], check=True)
     row = {"ratings": n, "structure": structure, "shape": args.shape, "users": shape.n_users, "items": shape.n_items,
            "generate_seconds": time.perf_counter() - start, "train_args": args.train_args}  # fmt: skip
     row.update(train(ratings_csv, items_csv, here / "model", tuple(shlex.split(args.train_args))))
-    row.update(accuracy(ratings_csv, here / "model"))
-    fit, _ = split_ratings(pd.read_csv(ratings_csv, usecols=["user", "item", "rating"]), SPLIT)
+    if not args.no_accuracy:
+        row.update(accuracy(ratings_csv, here / "model"))
+    ratings = pd.read_csv(ratings_csv, usecols=["user", "item", "rating"])
+    row["head_share"] = float(ratings["item"].value_counts().iloc[0] / ratings["user"].nunique())
+    row["like_share"] = float((ratings["rating"] > 2).mean())
+    row["ratings_generated"] = len(ratings)
+    fit, _ = split_ratings(ratings, SPLIT)
+    del ratings
     row["lists"] = lists(here / "model", sorted(fit["user"].unique().tolist()), here)
     row["peers"] = {name: peer(name, ratings_csv, args.max_fits, here) for name in peers}
     ease = row["peers"].get("ease", {})
@@ -317,10 +337,11 @@ def _line(row: dict) -> str:
         for name, p in row["peers"].items()
     )  # fmt: skip
     ratio = f", {row['train_over_ease_fit']:.1f} × EASE's fit" if "train_over_ease_fit" in row else ""
+    held = f"; AUC {row['auc']:.4f}; NDCG@10 {row['ndcg@10']:.4f}" if "auc" in row else "; accuracy not measured"
     return (f"{row['ratings']:>11,} ratings, {row['structure']} ({row['users']:,} × {row['items']:,}, head "
             f"{row['head_share']:.2f}, likes {row['like_share']:.2f}): train {row['seconds']:.1f} s ({per_million:.0f} "
-            f"s per million{ratio}), peak {row['peak_mb']:,.0f} MB, model {row['model_mb']:.0f} MB; AUC "
-            f"{row['auc']:.4f}; NDCG@10 {row['ndcg@10']:.4f}; lists {row['lists']['ms_per_user']:.2f} ms a user\n"
+            f"s per million{ratio}), peak {row['peak_mb']:,.0f} MB, model {row['model_mb']:.0f} MB{held}; lists "
+            f"{row['lists']['ms_per_user']:.2f} ms a user\n"
             f"    peers: {peers}\n    slowest phases (s): {phases}")  # fmt: skip
 
 
