@@ -26,7 +26,6 @@ from ._kernels import lower_bound, lowest_bit_index
 from ._kernels import popcount as _popcount
 from ._parallel import for_ranges
 from .blocks import Blocks
-from .concepts import column_bitsets
 
 
 @numba.njit(inline="always")
@@ -36,87 +35,62 @@ def _contains(idx, lo, hi, v):
     return p < hi and idx[p] == v
 
 
-@numba.njit
-def _intersect_lists(ptr, idx, members, m0, m1, out, o0, write):
-    """Size of the intersection of the sorted index lists of ``members[m0:m1]``; written at out[o0:] if ``write``.
-
-    Walks the shortest list and looks each element up in the others by binary search: the cost
-    is set by the shortest list, not by a hub's long one.
-    """
-    best = members[m0]
-    for t in range(m0, m1):
-        m = members[t]
-        if ptr[m + 1] - ptr[m] < ptr[best + 1] - ptr[best]:
-            best = m
-    n = 0
-    for p in range(ptr[best], ptr[best + 1]):
-        v = idx[p]
-        found = True
-        for t in range(m0, m1):
-            m = members[t]
-            if m != best and not _contains(idx, ptr[m], ptr[m + 1], v):
-                found = False
-                break
-        if found:
-            if write:
-                out[o0 + n] = v
-            n += 1
-    return n
-
-
 @numba.njit(inline="always")
-def _list_cost(ptr, members, m0, m1):
-    # total length of the index lists of members[m0:m1]
-    cost = 0
-    for t in range(m0, m1):
-        cost += ptr[members[t] + 1] - ptr[members[t]]
-    return cost
-
-
-@numba.njit(nogil=True, cache=True)
-def _regions(
-    csr_ptr, csr_idx, csc_ptr, csc_idx,
-    obj_ptr, obj_idx, feat_ptr, feat_idx, seeds,
-    min_rows, min_cols, out_row_ptr, out_rows, out_col_ptr, out_cols, n_out_rows, n_out_cols, write, lo, hi,
-):  # fmt: skip
-    """Region sizes of ``seeds[lo:hi]`` (0 when too small); with ``write`` also the regions."""
-    for i in range(lo, hi):
-        s = seeds[i]
-        n_out_rows[i] = 0
-        n_out_cols[i] = 0
-        # the cheaper intersection first: most seeds fail one of the two sizes
-        rows_first = _list_cost(csc_ptr, feat_idx, feat_ptr[s], feat_ptr[s + 1]) <= _list_cost(
-            csr_ptr, obj_idx, obj_ptr[s], obj_ptr[s + 1]
-        )
-        nr = nc = 0
-        for side in range(2):
-            if (side == 0) == rows_first:
-                nr = _intersect_lists(csc_ptr, csc_idx, feat_idx, feat_ptr[s], feat_ptr[s + 1], out_rows,
-                                      out_row_ptr[i], write)  # fmt: skip
-                big_enough = nr >= min_rows
-            else:
-                nc = _intersect_lists(csr_ptr, csr_idx, obj_idx, obj_ptr[s], obj_ptr[s + 1], out_cols,
-                                      out_col_ptr[i], write)  # fmt: skip
-                big_enough = nc >= min_cols
-            if not big_enough:
-                break
-        else:
-            n_out_rows[i] = nr
-            n_out_cols[i] = nc
+def _has_bit(bits, s, v):
+    return (bits[s, v >> 6] >> np.uint64(v & 63)) & np.uint64(1)
 
 
 @numba.njit
-def _and_bits(bits, members, m0, m1, scratch, out, o0, write):
-    """AND of the bitsets of ``members[m0:m1]`` into ``scratch``; its size, written at out[o0:] if ``write``."""
+def _intersect(ptr, idx, bits, slot, members, m0, m1, scratch, out, o0, write):
+    """Size of the intersection of the sorted index lists of ``members[m0:m1]`` (not empty); with
+    ``write`` the common indices are written at ``out[o0:]``, increasing.
+
+    A member with a bitset (``bits[slot[m]]``, ``slot[m] >= 0``: the heavy rows or columns, see
+    :func:`entity_bitsets`) is tested a bit at a time; the others by binary search.  When the
+    shortest list is shorter than a bitset, or some member has none, the intersection walks the
+    shortest list and tests every other member; otherwise the members' bitsets are ANDed into
+    ``scratch`` and its set bits are walked.  Either way the cost follows the shortest list or the
+    bitsets' words, not a hub's long list: on the 25 M-rating like relation, whose bitsets did not
+    all fit, lists alone made step 3 42 s (1.3 s at 10 M)."""
     words = bits.shape[1]
-    first = members[m0]
-    for w in range(words):
-        scratch[w] = bits[first, w]
-    for t in range(m0 + 1, m1):
+    short = members[m0]
+    n_bits = 0
+    for t in range(m0, m1):
         m = members[t]
-        for w in range(words):
-            scratch[w] &= bits[m, w]
+        if ptr[m + 1] - ptr[m] < ptr[short + 1] - ptr[short]:
+            short = m
+        if slot[m] >= 0:
+            n_bits += 1
     n = 0
+    # a member without a bitset is lighter than an eighth of one's words, or than every member
+    # with one (entity_bitsets): the shortest list then costs less than an AND of bitsets
+    if n_bits < m1 - m0 or ptr[short + 1] - ptr[short] < words:
+        for p in range(ptr[short], ptr[short + 1]):
+            v = idx[p]
+            found = True
+            for t in range(m0, m1):
+                m = members[t]
+                if m == short:
+                    continue
+                s = slot[m]
+                if s >= 0:
+                    if not _has_bit(bits, s, v):
+                        found = False
+                        break
+                elif not _contains(idx, ptr[m], ptr[m + 1], v):
+                    found = False
+                    break
+            if found:
+                if write:
+                    out[o0 + n] = v
+                n += 1
+        return n
+    first = True
+    for t in range(m0, m1):
+        s = slot[members[t]]
+        for w in range(words):
+            scratch[w] = bits[s, w] if first else scratch[w] & bits[s, w]
+        first = False
     for w in range(words):
         v = scratch[w]
         if write:
@@ -129,31 +103,60 @@ def _and_bits(bits, members, m0, m1, scratch, out, o0, write):
     return n
 
 
+@numba.njit(inline="always")
+def _cost(ptr, slot, words, members, m0, m1):
+    # what an intersection of members[m0:m1] reads, about: the shortest list or the bitsets' words
+    short = ptr[members[m0] + 1] - ptr[members[m0]]
+    all_bits = True
+    for t in range(m0, m1):
+        m = members[t]
+        short = min(short, ptr[m + 1] - ptr[m])
+        all_bits = all_bits and slot[m] >= 0
+    if all_bits and short >= words:
+        return words * (m1 - m0)
+    return short * (m1 - m0)
+
+
 @numba.njit(nogil=True, cache=True)
-def _regions_bits(
-    row_bits, col_bits, obj_ptr, obj_idx, feat_ptr, feat_idx, seeds,
+def _regions(
+    csr_ptr, csr_idx, csc_ptr, csc_idx, row_bits, row_slot, col_bits, col_slot,
+    obj_ptr, obj_idx, feat_ptr, feat_idx, seeds,
     min_rows, min_cols, out_row_ptr, out_rows, out_col_ptr, out_cols, n_out_rows, n_out_cols, write, lo, hi,
 ):  # fmt: skip
-    """:func:`_regions` on bitsets: rows as bitsets over columns and columns over rows."""
-    scratch_r = np.empty(col_bits.shape[1], dtype=np.uint64)
-    scratch_c = np.empty(row_bits.shape[1], dtype=np.uint64)
+    """Region sizes of ``seeds[lo:hi]`` (0 when too small); with ``write`` also the regions.
+    ``row_bits``/``row_slot``: bitsets of the heavy rows over the columns, ``col_*`` of the heavy
+    columns over the rows (:func:`entity_bitsets`)."""
+    scratch_r = np.empty(max(1, col_bits.shape[1]), dtype=np.uint64)
+    scratch_c = np.empty(max(1, row_bits.shape[1]), dtype=np.uint64)
     for i in range(lo, hi):
         s = seeds[i]
         n_out_rows[i] = 0
         n_out_cols[i] = 0
-        nr = _and_bits(col_bits, feat_idx, feat_ptr[s], feat_ptr[s + 1], scratch_r, out_rows, out_row_ptr[i], write)
-        if nr < min_rows:
-            continue
-        nc = _and_bits(row_bits, obj_idx, obj_ptr[s], obj_ptr[s + 1], scratch_c, out_cols, out_col_ptr[i], write)
-        if nc < min_cols:
-            continue
-        n_out_rows[i] = nr
-        n_out_cols[i] = nc
+        f0, f1, o0, o1 = feat_ptr[s], feat_ptr[s + 1], obj_ptr[s], obj_ptr[s + 1]
+        # the cheaper intersection first: most seeds fail one of the two sizes
+        rows_first = _cost(csc_ptr, col_slot, col_bits.shape[1], feat_idx, f0, f1) <= _cost(
+            csr_ptr, row_slot, row_bits.shape[1], obj_idx, o0, o1
+        )
+        nr = nc = 0
+        for side in range(2):
+            if (side == 0) == rows_first:
+                nr = _intersect(csc_ptr, csc_idx, col_bits, col_slot, feat_idx, f0, f1, scratch_r, out_rows,
+                                out_row_ptr[i], write)  # fmt: skip
+                big_enough = nr >= min_rows
+            else:
+                nc = _intersect(csr_ptr, csr_idx, row_bits, row_slot, obj_idx, o0, o1, scratch_c, out_cols,
+                                out_col_ptr[i], write)  # fmt: skip
+                big_enough = nc >= min_cols
+            if not big_enough:
+                break
+        else:
+            n_out_rows[i] = nr
+            n_out_cols[i] = nc
 
 
 @numba.njit(cache=True)
 def _first_covering(
-    use_bits, row_bits, col_bits, csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols,
+    csr_ptr, csr_idx, csc_ptr, csc_idx, row_bits, row_slot, col_bits, col_slot, n_rows, n_cols,
     obj_ptr, obj_idx, feat_ptr, feat_idx, order, max_rows, max_cols,
 ):  # fmt: skip
     """The seeds of ``order`` (in that order) whose region brings a row or column not yet covered."""
@@ -164,42 +167,52 @@ def _first_covering(
     scratch_r = np.empty(max(1, col_bits.shape[1]), dtype=np.uint64)
     scratch_c = np.empty(max(1, row_bits.shape[1]), dtype=np.uint64)
     keep = np.zeros(order.shape[0], dtype=np.bool_)
-    seen_r = np.zeros(scratch_r.shape[0], dtype=np.uint64)
-    seen_c = np.zeros(scratch_c.shape[0], dtype=np.uint64)
     for i in range(order.shape[0]):
         s = order[i]
+        nr = _intersect(csc_ptr, csc_idx, col_bits, col_slot, feat_idx, feat_ptr[s], feat_ptr[s + 1], scratch_r,
+                        rows, 0, True)  # fmt: skip
+        nc = _intersect(csr_ptr, csr_idx, row_bits, row_slot, obj_idx, obj_ptr[s], obj_ptr[s + 1], scratch_c,
+                        cols, 0, True)  # fmt: skip
         new = False
-        if use_bits:
-            # bitset AND-NOT against what is covered: no index lists needed
-            _and_bits(col_bits, feat_idx, feat_ptr[s], feat_ptr[s + 1], scratch_r, rows, 0, False)
-            _and_bits(row_bits, obj_idx, obj_ptr[s], obj_ptr[s + 1], scratch_c, cols, 0, False)
-            for w in range(scratch_r.shape[0]):
-                if scratch_r[w] & ~seen_r[w]:
-                    new = True
-                    break
-            if not new:
-                for w in range(scratch_c.shape[0]):
-                    if scratch_c[w] & ~seen_c[w]:
-                        new = True
-                        break
-            if new:
-                for w in range(scratch_r.shape[0]):
-                    seen_r[w] |= scratch_r[w]
-                for w in range(scratch_c.shape[0]):
-                    seen_c[w] |= scratch_c[w]
-        else:
-            nr = _intersect_lists(csc_ptr, csc_idx, feat_idx, feat_ptr[s], feat_ptr[s + 1], rows, 0, True)
-            nc = _intersect_lists(csr_ptr, csr_idx, obj_idx, obj_ptr[s], obj_ptr[s + 1], cols, 0, True)
-            for t in range(nr):
-                if not row_seen[rows[t]]:
-                    new = True
-                    row_seen[rows[t]] = True
-            for t in range(nc):
-                if not col_seen[cols[t]]:
-                    new = True
-                    col_seen[cols[t]] = True
+        for t in range(nr):
+            if not row_seen[rows[t]]:
+                new = True
+                row_seen[rows[t]] = True
+        for t in range(nc):
+            if not col_seen[cols[t]]:
+                new = True
+                col_seen[cols[t]] = True
         keep[i] = new
     return order[keep]
+
+
+def heavy_entities(degrees: list[np.ndarray], others: list[int], memory: int) -> list[np.ndarray]:
+    """For each side (entities of ``degrees[k]``, their bitsets over ``others[k]`` indices): the
+    entities given a bitset, heaviest first, within ``memory`` bytes for all sides together.  An
+    entity qualifies when its list is at least an eighth of a bitset's words (a binary search in a
+    shorter list costs less than a bitset's scan); among those, the longest lists relative to their
+    bitset's size go first."""
+    words = [max(1, (n + 63) // 64) for n in others]
+    side = np.concatenate([np.full(len(d), k) for k, d in enumerate(degrees)]).astype(np.int64)
+    entity = np.concatenate([np.arange(len(d)) for d in degrees]).astype(np.int64)
+    degree = np.concatenate(degrees).astype(np.float64)
+    size = np.asarray(words, dtype=np.float64)[side]
+    ok = np.flatnonzero(8 * degree >= size)
+    ok = ok[np.lexsort((side[ok], entity[ok], -degree[ok] / size[ok]))]
+    fits = ok[: int(np.searchsorted(np.cumsum(8 * size[ok]), memory, side="right"))]
+    return [np.sort(entity[fits[side[fits] == k]]) for k in range(len(degrees))]
+
+
+def entity_bitsets(by_entity, others: int, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bitsets over ``others`` indices of the ``chosen`` rows of the CSR matrix ``by_entity``:
+    ``(bits, slot)``, row ``e``'s bitset ``bits[slot[e]]`` (``slot[e] = -1``: none)."""
+    slot = np.full(by_entity.shape[0], -1, dtype=np.int64)
+    slot[chosen] = np.arange(len(chosen))
+    bits = np.zeros((len(chosen), max(1, (others + 63) // 64)), dtype=np.uint64)
+    if len(chosen):
+        sub = by_entity[chosen].tocoo()
+        np.bitwise_or.at(bits, (sub.row, sub.col >> 6), np.left_shift(np.uint64(1), (sub.col & 63).astype(np.uint64)))
+    return bits, slot
 
 
 def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covered: bool, memory: int) -> Blocks:
@@ -210,29 +223,23 @@ def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covere
     ``n_rows + n_cols`` regions, whatever the number of seeds.
 
     ``X`` is the CSR matrix and ``Xt`` its transpose in CSR (= CSC of ``X``).  Intersections
-    use bitsets when those of every row and column fit in ``memory`` bytes (the estimator's
-    working-memory budget; dense relations such as MovieLens), sorted index lists otherwise.
+    test the heaviest rows and columns in bitsets, as many as fit in ``memory`` bytes (the
+    estimator's working-memory budget; :func:`heavy_entities`), and the others in their sorted
+    index lists.
     """
     n_rows, n_cols = X.shape
-    use_bits = n_rows * ((n_cols + 63) // 64) * 8 + n_cols * ((n_rows + 63) // 64) * 8 <= memory
-    if use_bits:
-        row_bits = column_bitsets(Xt)  # bitset of each row over the columns
-        col_bits = column_bitsets(X)
+    heavy_rows, heavy_cols = heavy_entities([np.diff(X.indptr), np.diff(Xt.indptr)], [n_cols, n_rows], memory)
+    row_bits, row_slot = entity_bitsets(X, n_cols, heavy_rows)  # rows over the columns
+    col_bits, col_slot = entity_bitsets(Xt, n_rows, heavy_cols)  # columns over the rows
+    lists = (X.indptr, X.indices, Xt.indptr, Xt.indices, row_bits, row_slot, col_bits, col_slot)
 
     def run(which, row_ptr, col_ptr, rows, cols, write):
         nr = np.empty(len(which), dtype=np.int64)
         nc = np.empty(len(which), dtype=np.int64)
-        if use_bits:
-            for_ranges(
-                _regions_bits, len(which), row_bits, col_bits, seeds.row_ptr, seeds.row_idx, seeds.col_ptr,
-                seeds.col_idx, which, min_rows, min_cols, row_ptr, rows, col_ptr, cols, nr, nc, write,
-            )  # fmt: skip
-        else:
-            for_ranges(
-                _regions, len(which), X.indptr, X.indices, Xt.indptr, Xt.indices,
-                seeds.row_ptr, seeds.row_idx, seeds.col_ptr, seeds.col_idx, which,
-                min_rows, min_cols, row_ptr, rows, col_ptr, cols, nr, nc, write,
-            )  # fmt: skip
+        for_ranges(
+            _regions, len(which), *lists, seeds.row_ptr, seeds.row_idx, seeds.col_ptr, seeds.col_idx, which,
+            min_rows, min_cols, row_ptr, rows, col_ptr, cols, nr, nc, write,
+        )  # fmt: skip
         return nr, nc
 
     # Sizes first, without writing: almost every seed is rejected, and buffers
@@ -244,10 +251,8 @@ def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covere
     if skip_covered and len(kept):
         size = nr[kept] * nc[kept]
         order = kept[np.lexsort((kept, -size))]
-        if not use_bits:
-            row_bits = col_bits = np.zeros((1, 1), dtype=np.uint64)
         covering = _first_covering(
-            use_bits, row_bits, col_bits, X.indptr, X.indices, Xt.indptr, Xt.indices, n_rows, n_cols,
+            *lists, n_rows, n_cols,
             seeds.row_ptr, seeds.row_idx, seeds.col_ptr, seeds.col_idx, order, int(nr.max()), int(nc.max()),
         )  # fmt: skip
         kept = np.sort(covering)

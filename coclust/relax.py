@@ -72,31 +72,34 @@ def _counted_at_least(ptr, idx, sources, count, touched, need):
 @numba.njit(nogil=True, cache=True)
 def _relax_chunk(
     csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols, col_ptr, col_idx, lo, hi, density, min_rows, min_cols,
-    col_bits, sorted_bits, deg_order, deg_sorted,
+    sorted_bits, rank, deg_order, deg_sorted,
 ):  # fmt: skip
     # per row and per column: a count, and a list of those met
     row_count, touched_r = np.zeros(n_rows, dtype=np.int64), np.empty(n_rows, dtype=np.int64)
     col_count, touched_c = np.zeros(n_cols, dtype=np.int64), np.empty(n_cols, dtype=np.int64)
-    row_bits = np.zeros(max(1, col_bits.shape[1]), dtype=np.uint64)
+    row_bits = np.zeros(max(1, sorted_bits.shape[1]), dtype=np.uint64)
     o_rptr = np.zeros(hi - lo + 1, dtype=np.int64)
     o_cptr = np.zeros(hi - lo + 1, dtype=np.int64)
     o_ridx = np.empty(1024, dtype=np.int64)
     o_cidx = np.empty(1024, dtype=np.int64)
     origin = np.empty(hi - lo, dtype=np.int64)
     n = 0
-    words = col_bits.shape[1]
+    words = sorted_bits.shape[1]
+    n_bits = sorted_bits.shape[0]  # the heaviest columns have a bitset: those of rank < n_bits
     planes = np.zeros((64, max(1, words)), dtype=np.uint64)
     for g in range(lo, hi):
         nb = col_ptr[g + 1] - col_ptr[g]
         need = density * nb - _EPS
         list_cost = 0
+        lightest = 0  # the largest degree rank among B's columns
         for p in range(col_ptr[g], col_ptr[g + 1]):
             list_cost += csc_ptr[col_idx[p] + 1] - csc_ptr[col_idx[p]]
+            lightest = max(lightest, rank[col_idx[p]])
         n_planes = 1
         while (1 << n_planes) <= nb:
             n_planes += 1
         nr = 0
-        if col_bits.shape[0] > 0 and 3 * nb * words < list_cost:
+        if lightest < n_bits and 3 * nb * words < list_cost:
             # Dense relation: count each row's ones in B with a bit-sliced vertical counter over
             # the columns' row bitsets (bit k of a row's count in planes[k]).
             k_need = int(np.ceil(need))
@@ -106,7 +109,7 @@ def _relax_chunk(
             for p in range(col_ptr[g], col_ptr[g + 1]):
                 f = col_idx[p]
                 for w in range(words):
-                    carry = col_bits[f, w]
+                    carry = sorted_bits[rank[f], w]
                     k = 0
                     while carry:
                         t = planes[k, w] & carry
@@ -148,7 +151,7 @@ def _relax_chunk(
         for t in range(nr):
             list_cost += csr_ptr[rows[t] + 1] - csr_ptr[rows[t]]
         nc = 0
-        if sorted_bits.shape[0] > 0 and n_cand * (w1 - w0) < list_cost:
+        if 0 < n_bits and n_cand <= n_bits and n_cand * (w1 - w0) < list_cost:
             for w in range(w0, w1):
                 row_bits[w] = 0
             for t in range(nr):
@@ -264,8 +267,8 @@ def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: 
     """Relax the co-clusters with columns ``col_idx[col_ptr[i]:col_ptr[i+1]]``; drop the too small.
     With ``with_origin``, also the index ``i`` each relaxed co-cluster came from: ``(Blocks, origin)``.
 
-    Below density 1 the counts use column bitsets when their two copies fit in half of
-    ``memory`` bytes (the estimator's working-memory budget), index lists otherwise.
+    Below density 1 the counts use the bitsets of the heaviest columns, as many as fit in half of
+    ``memory`` bytes (the estimator's working-memory budget), and index lists elsewhere.
     ``done(k, n)``: told as the work's chunks complete (see :func:`map_chunks`).  ``on``: what
     runs the chunks, ``on(args, cost, done)`` returning each chunk's :func:`relax_chunk` in order
     (``args``: those of :func:`relax_inputs`; ``cost``: each co-cluster's share of the work) —
@@ -293,18 +296,19 @@ def relax_inputs(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min
             X, Xt = X.sorted_indices(), Xt.sorted_indices()
         head = (X.indptr, X.indices, Xt.indptr, Xt.indices, X.shape[0], X.shape[1], col_ptr, col_idx)
         return "closure", head, (min_rows, min_cols)
-    words = (X.shape[0] + 63) // 64
+    words = max(1, (X.shape[0] + 63) // 64)
     deg = np.diff(Xt.indptr)
     deg_order = np.argsort(-deg, kind="stable").astype(np.int64)
     deg_sorted = deg[deg_order].astype(np.int64)
-    if 2 * X.shape[1] * words * 8 <= memory // 2:
-        col_bits = column_bitsets(X)
-        # the same bitsets in decreasing degree: step 2 scans a prefix of them, in memory order
-        sorted_bits = col_bits[deg_order]
-    else:
-        col_bits = sorted_bits = np.zeros((0, 1), dtype=np.uint64)
+    rank = np.empty(X.shape[1], dtype=np.int64)
+    rank[deg_order] = np.arange(X.shape[1])
+    # the bitsets of the heaviest columns, in decreasing degree (step 2 scans a prefix of them, in
+    # memory order), as many as fit in half of ``memory``: where not all fit (25 M ratings: 151,000
+    # users × 18,530 movies), the heavy columns that make lists slow still have theirs
+    n_bits = min(X.shape[1], (memory // 2) // (8 * words))
+    sorted_bits = column_bitsets(Xt[deg_order[:n_bits]].T) if n_bits else np.zeros((0, words), dtype=np.uint64)
     head = (X.indptr, X.indices, Xt.indptr, Xt.indices, X.shape[0], X.shape[1], col_ptr, col_idx)
-    return "relax", head, (min_density, min_rows, min_cols, col_bits, sorted_bits, deg_order, deg_sorted)
+    return "relax", head, (min_density, min_rows, min_cols, sorted_bits, rank, deg_order, deg_sorted)
 
 
 def relax_chunk(inputs: tuple, lo: int, hi: int) -> tuple:

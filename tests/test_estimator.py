@@ -232,24 +232,49 @@ def test_bad_parameters(params, match):
 
 
 @pytest.mark.parametrize("skip_covered", [False, True])
-def test_bitset_and_list_regions_agree(monkeypatch, skip_covered):
+@pytest.mark.parametrize("memory", [0, 400, 1 << 20])
+def test_regions_are_the_same_whatever_bitsets_fit(monkeypatch, skip_covered, memory):
+    """Step 3 tests the heaviest rows and columns in bitsets, as many as ``lsh_memory`` holds, and
+    the others in sorted lists: none (0 bytes), some (400: a few of the 3.6 kB), all."""
     import coclust.fitting as fitting
 
     rng = np.random.default_rng(0)
-    X = (rng.random((80, 60)) < 0.2).astype(int)
+    X = (rng.random((80, 60)) < rng.uniform(0.02, 0.4, size=60)).astype(int)  # light and heavy columns
     params = dict(n_bands=40, band_size=2, min_rows=3, min_cols=3, skip_covered=skip_covered, random_state=0)
-    with_bits = HBLCoClust(**params).fit(X).coclusters_  # 1.3 kB of bitsets: well within the budget
+    with_bits = HBLCoClust(**params).fit(X).coclusters_
     real = fitting.find_regions
-    monkeypatch.setattr(fitting, "find_regions", lambda *a: real(*a[:-1], 0))  # no memory: sorted lists
-    with_lists = HBLCoClust(**params).fit(X).coclusters_
-    assert len(with_bits) == len(with_lists) > 0
-    assert all((a[0] == b[0]).all() and (a[1] == b[1]).all() for a, b in zip(with_bits, with_lists))
+    monkeypatch.setattr(fitting, "find_regions", lambda *a: real(*a[:-1], memory))
+    other = HBLCoClust(**params).fit(X).coclusters_
+    assert len(with_bits) == len(other) > 0
+    assert all((a[0] == b[0]).all() and (a[1] == b[1]).all() for a, b in zip(with_bits, other))
+
+
+@given(st.integers(0, 10_000), st.integers(0, 3000), st.integers(1, 5))
+def test_mixed_intersection_is_the_set_intersection(seed, memory, k):
+    """Lists intersected with some members in bitsets (the heaviest that fit) and the others
+    searched: the common indices, increasing, counted and written alike."""
+    from coclust.regions import _intersect, entity_bitsets, heavy_entities
+
+    rng = np.random.default_rng(seed)
+    n_rows, n_cols = int(rng.integers(1, 300)), int(rng.integers(k, 40))
+    X = sp.csr_matrix((rng.random((n_rows, n_cols)) < rng.uniform(0.01, 0.9, size=n_cols)).astype(np.int8))
+    Xt = X.T.tocsr()
+    _, heavy = heavy_entities([np.diff(X.indptr), np.diff(Xt.indptr)], [n_cols, n_rows], memory)
+    bits, slot = entity_bitsets(Xt, n_rows, heavy)
+    members = rng.choice(n_cols, k, replace=False).astype(np.int64)
+    out, scratch = np.empty(n_rows, dtype=np.int64), np.empty(bits.shape[1], dtype=np.uint64)
+    args = (Xt.indptr, Xt.indices, bits, slot, members, 0, k, scratch)
+    n = _intersect(*args, out, 0, True)
+    assert _intersect(*args, out[:0].copy(), 0, False) == n
+    expected = np.flatnonzero(X.toarray()[:, members].all(axis=1))
+    assert np.array_equal(out[:n], expected)
 
 
 @given(st.integers(0, 10_000), st.sampled_from([0.95, 0.8, 0.5]), st.integers(20, 150))
 def test_relaxation_bitset_paths_equal_the_list_paths(seed, density, n_rows):
-    """Below density 1, dense relations take the bit-sliced counter and the column-bitset scan;
-    sparse ones walk the index lists.  Both must give the same co-clusters.  (Density 1 takes
+    """Below density 1, dense relations take the bit-sliced counter and the column-bitset scan
+    where their columns have bitsets; sparse ones walk the index lists.  All give the same
+    co-clusters.  (Density 1 takes
     neither: it intersects lists, see the next test.)"""
     import coclust.relax as relax_mod
 
@@ -261,8 +286,11 @@ def test_relaxation_bitset_paths_equal_the_list_paths(seed, density, n_rows):
     idx = np.concatenate(B).astype(np.int64)
     with_bits = relax_mod.relax(X, Xt, ptr, idx, density, 1, 1, memory=1 << 30)
     without = relax_mod.relax(X, Xt, ptr, idx, density, 1, 1, memory=0)
+    # the bitsets of the heaviest columns only (as on 25 M ratings, where not all fit)
+    some = relax_mod.relax(X, Xt, ptr, idx, density, 1, 1, memory=2 * 8 * ((n_rows + 63) // 64) * (seed % 40))
     for name in ("row_ptr", "row_idx", "col_ptr", "col_idx"):
         assert np.array_equal(getattr(with_bits, name), getattr(without, name))
+        assert np.array_equal(getattr(some, name), getattr(without, name))
     # and both are the definition: rows holding >= density of B, then columns held by >= density of them
     D = X.toarray().astype(bool)
     for i, b in enumerate(B):
@@ -295,7 +323,7 @@ def test_relaxation_at_density_one_is_the_closure_of_the_columns(seed, n_rows, p
     got = relax_mod.relax(X, Xt, ptr, idx, 1.0, min_rows, min_cols, memory=1 << 30)
     counted = relax_mod._relax_chunk(
         X.indptr, X.indices, Xt.indptr, Xt.indices, n_rows, n_cols, ptr, idx, 0, len(B), 1.0, min_rows, min_cols,
-        np.zeros((0, 1), dtype=np.uint64), np.zeros((0, 1), dtype=np.uint64),
+        np.zeros((0, 1), dtype=np.uint64), np.zeros(n_cols, dtype=np.int64),  # no bitsets: every count walks lists
         np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
     )  # fmt: skip
     for name, ref in zip(("row_ptr", "row_idx", "col_ptr", "col_idx"), counted):
