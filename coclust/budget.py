@@ -90,7 +90,7 @@ def relax_within(
 
     ``relax(blocks)`` relaxes ``blocks`` and returns the co-clusters with, for each, the index in
     ``blocks`` of the concept it came from (concepts too small after relaxation give none).  The
-    concepts are relaxed in waves along the admission order (a wave twice the previous one), until
+    concepts are relaxed in waves along the admission order (a wave at most twice the previous one), until
     the relaxed memberships pass ``limit`` or none is left; the levels that fit are kept, in the
     concepts' order — the result of relaxing them all when they all fit.  ``report`` receives the
     level reached and the counts."""
@@ -104,21 +104,28 @@ def relax_within(
     own = np.cumsum(n_r[admission] + n_c[admission])  # the concepts' own memberships, cumulated
     parts, origins = [], []
     size_of = np.zeros(len(concepts), dtype=np.int64)  # relaxed memberships, by concept (0: dropped)
-    done, total, growth = 0, 0, FIRST_GROWTH
+    done, total, growth, last = 0, 0, FIRST_GROWTH, 0
     while done < len(concepts) and total <= limit:
         # the next wave: the concepts expected to fill what is left (their own memberships times
-        # the growth seen so far), a tenth more so that the last wave is rarely short
+        # the growth expected), a tenth more so that the last wave is rarely short, and at most
+        # twice the last wave: the later (less selective) concepts grow more when relaxed, and a
+        # wave past the limit is relaxed for nothing (on a head rated by 98 % of the users the
+        # second wave relaxed 35,341 concepts into 2.3 times the limit when it grew by 1.2 before)
         want = (own[done - 1] if done else 0) + 1.1 * (limit - total) / growth
-        end = min(len(concepts), max(int(np.searchsorted(own, want, side="right")), done + MIN_WAVE))
+        end = max(int(np.searchsorted(own, want, side="right")), done + MIN_WAVE)
+        end = min(len(concepts), end if not last else min(end, done + max(2 * last, MIN_WAVE)))
         todo = admission[done:end]
         relaxed, origin = relax(concepts.select(todo))
         r, c = relaxed.sizes()
         size_of[todo[origin]] = r + c
-        total += int((r + c).sum())
+        wave = int((r + c).sum())
+        total += wave
         parts.append(relaxed)
         origins.append(todo[origin])
-        done = end
-        growth = max(total / own[done - 1], 1e-3)
+        # the growth expected next: the larger of the whole run's and the last wave's
+        own_wave = own[end - 1] - (own[done - 1] if done else 0)
+        growth = max(total / own[end - 1], wave / max(own_wave, 1), 1e-3)
+        done, last = end, end - done
     relaxed = Blocks.concat(parts)
     origin = np.concatenate(origins) if origins else np.zeros(0, dtype=np.int64)
     # keep whole levels: those whose cumulative memberships (in admission order) fit the limit

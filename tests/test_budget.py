@@ -3,13 +3,15 @@ relaxation within a limit against relaxing exactly the admitted concepts, and th
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coclust import HBLCoClust
+from coclust import HBLCoClust, budget
 from coclust.blocks import Blocks
 from coclust.budget import admission_levels, relax_within, selectivity_order
 from coclust.relax import relax
@@ -55,8 +57,15 @@ def _relation(rng, n_rows: int, n_cols: int):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**16), density=st.sampled_from([1.0, 0.8, 0.6]), share=st.floats(0.05, 1.5))
-def test_relaxation_within_a_limit_keeps_the_levels_that_fit(seed, density, share):
+@given(
+    seed=st.integers(0, 2**16),
+    density=st.sampled_from([1.0, 0.8, 0.6]),
+    share=st.floats(0.05, 1.5),
+    min_wave=st.sampled_from([1, 4096]),
+)
+def test_relaxation_within_a_limit_keeps_the_levels_that_fit(seed, density, share, min_wave):
+    """Whatever the waves (``min_wave`` 1: many small ones, each at most twice the last), the
+    co-clusters of the levels that fit, and no concept relaxed twice."""
     rng = np.random.default_rng(seed)
     X, Xt = _relation(rng, 30, 20)
     concepts = random_blocks(rng, int(rng.integers(1, 40)), 30, 20)
@@ -68,8 +77,16 @@ def test_relaxation_within_a_limit_keeps_the_levels_that_fit(seed, density, shar
     r, c = everything.sizes()
     total = int((r + c).sum())
     limit = share * total
-    report = {}
-    got = relax_within(concepts, run, limit, 30, 20, report)
+    report, waves = {}, []
+
+    def counted(blocks):
+        waves.append(len(blocks))
+        return run(blocks)
+
+    with mock.patch.object(budget, "MIN_WAVE", min_wave):
+        got = relax_within(concepts, counted, limit, 30, 20, report)
+    assert sum(waves) == report["concepts_relaxed"] <= len(concepts)
+    assert all(b <= max(2 * a, min_wave) for a, b in zip(waves, waves[1:]))
     # the same co-clusters as relaxing exactly the concepts of the levels kept, in their order
     levels = admission_levels(concepts, 30, 20)
     cap = report["level"] if report["level"] is not None else levels.max() + 1
