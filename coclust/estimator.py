@@ -89,9 +89,9 @@ class HBLCoClust(BiclusterMixin, BaseEstimator, CoClustering):
         would exceed it, keys are computed in two passes and only those that can make a bucket
         are kept (a count-min sketch of about two bytes per key decides; see
         :mod:`coclust.lsh`): the seeds are the same, the memory grows with the data instead of
-        with objects × ``n_bands``.  Steps 3 and 5 use bitsets of every row and column when
-        they fit in it (half of it for step 5, which keeps two copies), sorted index lists
-        otherwise: the same co-clusters either way.
+        with objects × ``n_bands``.  Steps 3 and 5 keep bitsets of the heaviest rows and columns,
+        as many as fit in it (half of it for step 5), and use sorted index lists for the others:
+        the same co-clusters either way.
     backend : {"local", "dask"}, default="local"
         Where steps 2 (MinHash and band bucketing) and 5 (the relaxation) run, the bulk of the
         work on large data: ``"local"`` on this process's threads, ``"dask"`` on the workers of
