@@ -113,7 +113,8 @@ def relax_within(
         # second wave relaxed 35,341 concepts into 2.3 times the limit when it grew by 1.2 before)
         want = (own[done - 1] if done else 0) + 1.1 * (limit - total) / growth
         end = max(int(np.searchsorted(own, want, side="right")), done + MIN_WAVE)
-        end = min(len(concepts), end if not last else min(end, done + max(2 * last, MIN_WAVE)))
+        most = done + max(2 * last, MIN_WAVE) if last else len(concepts)
+        end = min(len(concepts), end, most)
         todo = admission[done:end]
         relaxed, origin = relax(concepts.select(todo))
         r, c = relaxed.sizes()

@@ -226,20 +226,16 @@ def _bits_to_indices(ext):
     return ptr, idx
 
 
-def column_bitsets(X) -> np.ndarray:
-    """Bitsets of the columns of a sparse or dense binary matrix, shape (n_cols, ceil(n_rows/64))."""
-    Xc = X.tocsc() if hasattr(X, "tocsc") else None
-    n_rows, n_cols = X.shape
-    words = max(1, (n_rows + 63) // 64)
-    out = np.zeros((n_cols, words), dtype=np.uint64)
-    if Xc is not None:
-        Xc.eliminate_zeros()
-        cols = np.repeat(np.arange(n_cols), np.diff(Xc.indptr))
-        rows = Xc.indices.astype(np.int64)
-    else:
-        rows, cols = np.nonzero(np.asarray(X))
-    np.bitwise_or.at(out, (cols, rows >> 6), np.left_shift(np.uint64(1), (rows & 63).astype(np.uint64)))
-    return out
+def entity_bitsets(by_entity, others: int, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bitsets over ``others`` indices of the ``chosen`` rows of the CSR matrix ``by_entity``:
+    ``(bits, slot)``, row ``e``'s bitset ``bits[slot[e]]`` (``slot[e] = -1``: none)."""
+    slot = np.full(by_entity.shape[0], -1, dtype=np.int64)
+    slot[chosen] = np.arange(len(chosen))
+    bits = np.zeros((len(chosen), max(1, (others + 63) // 64)), dtype=np.uint64)
+    if len(chosen):
+        sub = by_entity[chosen].tocoo()
+        np.bitwise_or.at(bits, (sub.row, sub.col >> 6), np.left_shift(np.uint64(1), (sub.col & 63).astype(np.uint64)))
+    return bits, slot
 
 
 def inclose(X, min_rows: int = 1, min_cols: int = 1, max_concepts: int | None = None, on_budget: str = "raise"):

@@ -26,6 +26,7 @@ from ._kernels import lower_bound, lowest_bit_index
 from ._kernels import popcount as _popcount
 from ._parallel import for_ranges
 from .blocks import Blocks
+from .concepts import entity_bitsets
 
 
 @numba.njit(inline="always")
@@ -201,18 +202,6 @@ def heavy_entities(degrees: list[np.ndarray], others: list[int], memory: int) ->
     ok = ok[np.lexsort((side[ok], entity[ok], -degree[ok] / size[ok]))]
     fits = ok[: int(np.searchsorted(np.cumsum(8 * size[ok]), memory, side="right"))]
     return [np.sort(entity[fits[side[fits] == k]]) for k in range(len(degrees))]
-
-
-def entity_bitsets(by_entity, others: int, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bitsets over ``others`` indices of the ``chosen`` rows of the CSR matrix ``by_entity``:
-    ``(bits, slot)``, row ``e``'s bitset ``bits[slot[e]]`` (``slot[e] = -1``: none)."""
-    slot = np.full(by_entity.shape[0], -1, dtype=np.int64)
-    slot[chosen] = np.arange(len(chosen))
-    bits = np.zeros((len(chosen), max(1, (others + 63) // 64)), dtype=np.uint64)
-    if len(chosen):
-        sub = by_entity[chosen].tocoo()
-        np.bitwise_or.at(bits, (sub.row, sub.col >> 6), np.left_shift(np.uint64(1), (sub.col & 63).astype(np.uint64)))
-    return bits, slot
 
 
 def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covered: bool, memory: int) -> Blocks:

@@ -29,7 +29,7 @@ from ._kernels import append_block, argsort_u64, lower_bound, lowest_bit_index, 
 from ._kernels import popcount as _popcount
 from ._parallel import chunk_bounds, map_chunks, n_threads
 from .blocks import Blocks
-from .concepts import column_bitsets
+from .concepts import entity_bitsets
 from .params import DENSITY_TOLERANCE as _EPS
 
 
@@ -306,7 +306,7 @@ def relax_inputs(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min
     # memory order), as many as fit in half of ``memory``: where not all fit (25 M ratings: 151,000
     # users × 18,530 movies), the heavy columns that make lists slow still have theirs
     n_bits = min(X.shape[1], (memory // 2) // (8 * words))
-    sorted_bits = column_bitsets(Xt[deg_order[:n_bits]].T) if n_bits else np.zeros((0, words), dtype=np.uint64)
+    sorted_bits = entity_bitsets(Xt, X.shape[0], deg_order[:n_bits])[0]
     head = (X.indptr, X.indices, Xt.indptr, Xt.indices, X.shape[0], X.shape[1], col_ptr, col_idx)
     return "relax", head, (min_density, min_rows, min_cols, sorted_bits, rank, deg_order, deg_sorted)
 
