@@ -42,6 +42,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from recsys.evaluation.search import Axis  # noqa: E402 (after the path above)
+
 EASE_MAX_ITEMS = 20_000  # two items² float64 arrays: 6.4 GB at 20,000
 # SANSA keeps this many weights per item (its density is this over the catalogue): the partners the
 # product's item model keeps per item under the scaling rules (recsys.model.settings.ITEM_PARTNERS)
@@ -51,33 +53,12 @@ SPLIT = "random:0.1:0"
 
 
 @dataclass
-class Axis:
-    """A tuned setting: its starting grid, whether it may be extended below / above (by ``step``),
-    and a ceiling past which it is not (what this machine can fit in time: reported as such)."""
-
-    values: list
-    low_open: bool = True
-    high_open: bool = True
-    integer: bool = False
-    step: float = 4.0
-    ceiling: float | None = None
-
-    def beyond(self, grid: list, low: bool):
-        """The value past the low or high edge of ``grid``, or None when that edge is closed."""
-        if not (self.low_open if low else self.high_open) or (low and self.integer and grid[0] <= 1):
-            return None
-        v = grid[0] / self.step if low else grid[-1] * self.step
-        if not low and self.ceiling is not None and v > self.ceiling:
-            return None
-        return max(1, int(round(v))) if self.integer else float(v)
-
-
-@dataclass
 class Space:
-    """A peer's tuning space: axes searched in order, the others held at their current best."""
+    """A peer's tuning space: axes (name → starting values and the search rule,
+    :class:`recsys.evaluation.search.Axis`) searched in order, the others held at their current best."""
 
     start: dict
-    axes: dict = field(default_factory=dict)
+    axes: dict[str, tuple[list, Axis]] = field(default_factory=dict)
 
 
 def spaces(n_items: int, mean_likes: float) -> dict[str, Space]:
@@ -86,17 +67,17 @@ def spaces(n_items: int, mean_likes: float) -> dict[str, Space]:
     the product's item model uses)."""
     lam = 400.0 * mean_likes / 40.0
     return {
-        "ease": Space({"lamb": lam}, {"lamb": Axis([lam / 4, lam, lam * 4])}),
+        "ease": Space({"lamb": lam}, {"lamb": ([lam / 4, lam, lam * 4], Axis(step=4.0))}),
         "ials": Space(
             {"factors": 128, "regularization": 10.0, "alpha": 10.0, "iterations": 15},
             {
-                "alpha": Axis([2.5, 10.0, 40.0]),
-                "regularization": Axis([2.5, 10.0, 40.0]),
+                "alpha": ([2.5, 10.0, 40.0], Axis(step=4.0)),
+                "regularization": ([2.5, 10.0, 40.0], Axis(step=4.0)),
                 # 512 factors: a fit of 1 M ratings takes minutes on two cores; 1,024 would take an hour
-                "factors": Axis([64, 128, 256], integer=True, step=2.0, ceiling=512),
+                "factors": ([64, 128, 256], Axis(integer=True, floor=1, step=2.0, ceiling=512)),
             },
         ),
-        "sansa": Space({"l2": lam}, {"l2": Axis([lam / 4, lam, lam * 4])}),
+        "sansa": Space({"l2": lam}, {"l2": ([lam / 4, lam, lam * 4], Axis(step=4.0))}),
         "popular": Space({}),
     }
 
@@ -257,22 +238,21 @@ def tune(name: str, train, max_fits: int) -> dict:
         return tried[key]
 
     axes = {}
-    for axis_name, axis in space.axes.items():
-        grid = sorted(axis.values)
+    for axis_name, (values, axis) in space.axes.items():
+        grid = sorted(values)
         while True:
             results = {v: r for v in grid if (r := score({**best, axis_name: v})) is not None}
             best[axis_name] = max(results, key=lambda v: (results[v], -grid.index(v)))  # ties: the smaller
-            low, high = best[axis_name] == grid[0], best[axis_name] == grid[-1]
-            nxt = axis.beyond(grid, low=low) if (low or high) else None
-            if nxt is None or nxt in grid or len(tried) >= max_fits:
+            edge = axis.edge_of(grid, best[axis_name])
+            nxt = axis.beyond(grid, low=edge == "low") if edge else None
+            if nxt is None or len(tried) >= max_fits:
                 break
             grid = sorted([*grid, nxt])
         chosen = best[axis_name]
-        open_edge = (chosen == grid[0] and axis.low_open) or (chosen == grid[-1] and axis.high_open)
-        at_floor = axis.integer and chosen <= 1  # a count cannot go below 1: a closed edge
-        at_ceiling = axis.ceiling is not None and chosen == grid[-1] and chosen * axis.step > axis.ceiling
-        still_open = bool(open_edge and not at_floor and not at_ceiling)
-        axes[axis_name] = {"grid": grid, "chosen": chosen, "open_edge": still_open, "at_ceiling": bool(at_ceiling)}
+        # at the ceiling: the top edge closed by what this machine can fit in time, not by the data
+        at_ceiling = axis.ceiling is not None and chosen == grid[-1] and chosen >= axis.ceiling
+        axes[axis_name] = {"grid": grid, "chosen": chosen, "open_edge": axis.edge_of(grid, chosen) is not None,
+                           "at_ceiling": bool(at_ceiling)}  # fmt: skip
     return {"chosen": best, "axes": axes, "fits": len(tried),
             "points": [{**dict(k), "ndcg@10": v} for k, v in tried.items()]}  # fmt: skip
 

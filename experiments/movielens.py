@@ -231,6 +231,18 @@ def _fold_differences(results: dict, folds: list, name: str) -> list[tuple[float
     return out
 
 
+def pooled_list_interval(results: dict, folds: list, n_boot: int = 1000) -> dict:
+    """Profile minus each ranker (and list control) in NDCG@10 on the mean over ``folds``, with its
+    95 % interval (users resampled within folds, :func:`~recsys.evaluation.intervals.pooled_paired_means`);
+    empty when a fold's results lack the per-user figures (results written before they were kept)."""
+    from recsys.evaluation.intervals import pooled_paired_means
+
+    per_fold = [results[f].get("topn", {}).get("per_user_ndcg") for f in folds]
+    if len(folds) < 2 or not all(p and "profile" in p for p in per_fold):
+        return {}
+    return pooled_paired_means(per_fold, "profile", n_boot, seed=0)["versus"]
+
+
 def _list_sentences(results: dict, folds: list) -> list[str]:
     """The lists: which anchors the product only draws level with, and what the support controls say."""
     n = len(folds)
@@ -238,8 +250,19 @@ def _list_sentences(results: dict, folds: list) -> list[str]:
     topn = results[folds[0]]["topn"]
     ndcg = {m: _mean(results, folds, lambda r, m=m: r["topn"]["methods"][m]["ndcg@10"]) for m in topn["methods"]}
     lines = []
+    pooled = pooled_list_interval(results, folds)
     for m in sorted((m for m in ndcg if m != "profile" and ndcg[m] < ndcg["profile"]), key=lambda m: -ndcg[m]):
         diffs = _fold_differences(results, folds, m)
+        both = pooled.get(m)
+        if both:  # the interval of the n-fold mean itself decides what may be said
+            lo, hi = both["diff_ci"]
+            verdict = "Ahead (lists)" if lo > 0 else "Level, not ahead (lists)"
+            lines.append(
+                f"* **{verdict}:** the product's NDCG@10 {ndcg['profile']:.4f} against {m}'s {ndcg[m]:.4f} on "
+                f"{scope} ({both['diff']:+.4f}, 95 % interval [{lo:+.4f}, {hi:+.4f}] with users resampled within "
+                f"folds; per fold {', '.join(f'{d:+.4f}' for d, _, _ in diffs)})."
+            )
+            continue
         if not diffs or all(lo > 0 for _, lo, _ in diffs):
             continue
         lower = sum(d < 0 for d, _, _ in diffs)
@@ -475,21 +498,50 @@ def _strong_section(results: dict, folds: list, names: list) -> list[str]:
 
 
 def _settings_section(results: dict, folds: list) -> list[str]:
-    """The setting chosen for each method on each fold, and how often the most frequent one won."""
+    """The setting chosen for each method on each fold, how often the most frequent one won, and the
+    settings whose choice still sits on an open edge of what was tried (:mod:`recsys.evaluation.search`)."""
     lines = ["## The settings the procedure chose", "",
-             "| method | task | grid points | " + " | ".join(folds) + " | same on |",
-             "|---|---|---|" + "---|" * (len(folds) + 1)]  # fmt: skip
+             "Points: the declared grid's, plus those added past an edge the choice sat on (largest over folds). "
+             "Open edges: a setting chosen at the end of the values tried with better values possibly beyond "
+             "(`—`: none on any fold).", "",
+             "| method | task | points | " + " | ".join(folds) + " | same on | open edges |",
+             "|---|---|---|" + "---|" * (len(folds) + 2)]  # fmt: skip
     for task, key in (("like/dislike", "methods"), ("lists", "topn")):
         group = results[folds[0]][key] if key == "methods" else results[folds[0]].get("topn", {}).get("methods", {})
         for m, r in group.items():
             if not isinstance(r.get("grid"), list) or len(r["grid"]) < 2:
                 continue
-            chosen = [json.dumps((results[f][key] if key == "methods" else results[f]["topn"]["methods"])[m]["params"],
-                                 sort_keys=True) for f in folds]  # fmt: skip
+            per_fold = [(results[f][key] if key == "methods" else results[f]["topn"]["methods"])[m] for f in folds]
+            chosen = [json.dumps(x["params"], sort_keys=True) for x in per_fold]
             top = max(set(chosen), key=chosen.count)
-            lines.append(f"| {m} | {task} | {len(r['grid'])} | " + " | ".join(f"`{c}`" for c in chosen)
-                         + f" | {chosen.count(top)} of {len(folds)} |")  # fmt: skip
+            points = max(len(x["grid"]) for x in per_fold)
+            lines.append(f"| {m} | {task} | {points} | " + " | ".join(f"`{c}`" for c in chosen)
+                         + f" | {chosen.count(top)} of {len(folds)} | {_open_edges(per_fold, folds)} |")  # fmt: skip
     return [*lines, ""]
+
+
+def _open_edges(per_fold: list, folds: list) -> str:
+    """``u2: k high; u4: alpha low`` for the folds whose choice sits on an open edge; ``—`` for none;
+    ``not recorded`` for results written before edges were."""
+    if not all("axes" in x.get("tuning", {}) for x in per_fold):
+        return "not recorded"
+    parts = [f"{f}: " + ", ".join(f"{a} {v['open_edge']}" for a, v in x["tuning"]["axes"].items() if v["open_edge"])
+             for f, x in zip(folds, per_fold, strict=True)
+             if any(v["open_edge"] for v in x["tuning"]["axes"].values())]  # fmt: skip
+    return "; ".join(parts) or "—"
+
+
+def open_edges(results: dict) -> list[str]:
+    """Every ``fold method task setting`` whose choice sits on an open edge (empty: none)."""
+    out = []
+    for f, r in results.items():
+        groups = {"like/dislike": r.get("methods", {}), "lists": r.get("topn", {}).get("methods", {})}
+        for task, group in groups.items():
+            for m, x in group.items():
+                for a, v in x.get("tuning", {}).get("axes", {}).items():
+                    if v["open_edge"]:
+                        out.append(f"{f} {m} {task} {a} ({v['open_edge']}: {v['values']})")
+    return out
 
 
 def paper_section(u1: dict, variants: dict) -> list[str]:

@@ -378,3 +378,22 @@ def test_the_brief_summary_names_who_leads_and_says_ahead_only_when_the_interval
     assert "profile is ahead of knn" in "\n".join(brief_lines(res(0.02, [0.01, 0.03])))
     assert "profile is level with knn" in "\n".join(brief_lines(res(0.02, [-0.01, 0.03])))
     assert source_line(res(0.0, [0, 0])).endswith("(no git checkout)") and source_line(res(0, [0, 0]))[:4] == "12 s"
+
+
+def test_pooled_interval_is_of_the_mean_over_folds():
+    """Two folds: the difference is the mean of the folds' mean differences, its interval resamples
+    users within each fold (a fold with no spread adds none), and it narrows with more users."""
+    rng = np.random.default_rng(0)
+    small = [{"p": rng.normal(0.1, 0.2, 30), "q": np.zeros(30)} for _ in range(2)]
+    out = intervals.pooled_paired_means(small, "p", 2000, 0)["versus"]["q"]
+    assert out["diff"] == pytest.approx(np.mean([f["p"].mean() for f in small]))
+    lo, hi = out["diff_ci"]
+    assert lo < out["diff"] < hi
+    big = [{"p": rng.normal(0.1, 0.2, 3000), "q": np.zeros(3000)} for _ in range(2)]
+    lo2, hi2 = intervals.pooled_paired_means(big, "p", 500, 0)["versus"]["q"]["diff_ci"]
+    assert hi2 - lo2 < (hi - lo) / 5
+    fixed = [{"p": np.full(10, 0.3), "q": np.full(10, 0.1)}] * 3
+    assert intervals.pooled_paired_means(fixed, "p", 100, 0)["versus"]["q"]["diff_ci"] == pytest.approx([0.2, 0.2])
+    # a method missing from a fold is left out rather than compared on part of the folds
+    assert "r" not in intervals.pooled_paired_means([{"p": [1.0], "q": [0.0], "r": [0.0]}, {"p": [1.0], "q": [0.0]}],
+                                                    "p", 10, 0)["versus"]  # fmt: skip

@@ -143,7 +143,7 @@ def test_a_peers_grid_grows_past_the_edge_its_choice_sits_on(tmp_path):
 
     train = pd.DataFrame({"user": np.repeat(np.arange(40), 5), "item": np.tile(np.arange(5), 40),
                           "rating": 4})  # fmt: skip
-    space = peers.Space({"lamb": 25.0}, {"lamb": peers.Axis([6.25, 25.0, 100.0])})
+    space = peers.Space({"lamb": 25.0}, {"lamb": ([6.25, 25.0, 100.0], peers.Axis(step=4.0))})
     with mock.patch.dict(peers.MAKERS, {"ease": Peaked}), mock.patch.object(peers, "ndcg", fake_ndcg), \
             mock.patch.object(peers, "spaces", lambda *a: {"ease": space}):  # fmt: skip
         grown = peers.tune("ease", train, max_fits=10)

@@ -3,8 +3,15 @@ each method's setting from its grid on the tuning part of the training ratings (
 like/dislike task, NDCG@10 for lists), never on the test ratings.
 
 ``small`` grids are the default (``recsys evaluate`` on MovieLens 100K in a few minutes); ``full``
-grids are the experiment's (``--grid full``).  A grid is a list of points, each a dict of the
-method's parameters (an empty dict: its defaults); the first point wins ties.
+grids are the experiment's (``--grid full``), their starting ranges those the literature searches
+(Ferrari Dacrema et al. 2019 and 2021 for ItemKNN — neighbours, shrinkage, feature weighting —,
+RP3beta and BPR; Rendle et al. 2022 for iALS — factors to 256 and beyond, regularisation, α,
+iterations).  A grid is a list of points, each a dict of the method's parameters (an empty dict:
+its defaults); the first point wins ties.
+
+:data:`AXES` declares every numeric setting's search rule (:class:`~recsys.evaluation.search.Axis`):
+with the ``full`` grids a choice on an open edge is extended past it (``EXTRA_FITS`` more fits at
+most); with either, the results say per axis whether the choice sits on an open edge.
 
 >>> product(k=[1, 2], input=["likes"])
 [{'k': 1, 'input': 'likes'}, {'k': 2, 'input': 'likes'}]
@@ -16,7 +23,11 @@ from __future__ import annotations
 
 import itertools
 
+from .search import Axis
+
 GRIDS_NAMES = ("small", "full")
+# fits past the declared grid a method's search may add (per method and fold), by grid
+EXTRA_FITS = {"small": 0, "full": 16}
 
 
 def product(**axes) -> list[dict]:
@@ -68,7 +79,9 @@ GRIDS: dict[str, dict[str, list[dict]]] = {
     },
     "itemknn": {
         "small": product(k=[100, 200, 400, 800], input=INPUTS),
-        "full": product(k=[20, 50, 100, 200, 400, 800, 1600], input=INPUTS),
+        "full": product(
+            k=[50, 100, 200, 400, 800], shrink=[0.0, 10.0, 100.0], weighting=["none", "tfidf", "bm25"], input=INPUTS
+        ),
     },
     "rp3beta": {
         "small": product(alpha=[0.5, 0.75, 1.0], beta=[0.3, 0.6], k=[200], input=INPUTS),
@@ -77,10 +90,10 @@ GRIDS: dict[str, dict[str, list[dict]]] = {
     "ials": {
         "small": product(factors=[32, 64], regularization=[1.0, 10.0], alpha=[1.0], iterations=[15], input=INPUTS),
         "full": product(
-            factors=[16, 32, 64, 128],
-            regularization=[1.0, 3.0, 10.0, 30.0, 100.0],
-            alpha=[0.5, 1.0, 5.0],
-            iterations=[15],
+            factors=[64, 128, 256],
+            regularization=[3.0, 10.0, 30.0, 100.0],
+            alpha=[1.0, 5.0, 20.0],
+            iterations=[15, 30],
             input=INPUTS,
         ),
     },
@@ -89,12 +102,58 @@ GRIDS: dict[str, dict[str, list[dict]]] = {
         "full": product(
             factors=[32, 64, 128],
             learning_rate=[0.005, 0.01, 0.02],
-            regularization=[0.001, 0.01],
+            regularization=[0.0001, 0.001, 0.01],
             iterations=[50, 100, 200],
             input=INPUTS,
         ),
     },
 }
+
+
+_COUNT = dict(integer=True, floor=1)
+# every numeric setting of the grids above: how the search may extend it (closed edges are bounds:
+# a count below 1, RP3beta's exponents below 0 or above 2, the range the literature searches)
+AXES: dict[str, dict[str, Axis]] = {
+    "attribute_logistic": {"C": Axis(step=3.0)},
+    "bias": {"reg_u": Axis(), "reg_i": Axis()},
+    "svd": {"n_factors": Axis(**_COUNT), "n_epochs": Axis(**_COUNT), "reg_all": Axis()},
+    "svdpp": {"n_factors": Axis(**_COUNT), "n_epochs": Axis(**_COUNT), "reg_all": Axis()},
+    "knn_baseline": {"k": Axis(**_COUNT)},
+    "coclustering": {"n_cltr_u": Axis(**_COUNT, step=1.5), "n_cltr_i": Axis(**_COUNT, step=1.5)},
+    "profile": {"item_l2": Axis(), "n_votes": Axis(**_COUNT)},
+    "ease": {"lamb": Axis()},
+    # k: every item at most (the ceiling is set to the catalogue's size when the data is known)
+    "itemknn": {"k": Axis(**_COUNT), "shrink": Axis(floor=0.0, step=10.0)},
+    "rp3beta": {
+        "alpha": Axis(add=0.25, floor=0.0, ceiling=2.0),
+        "beta": Axis(add=0.2, floor=0.0, ceiling=2.0),
+        "k": Axis(**_COUNT),
+    },
+    # factors: 1,024 takes about an hour a fold on two cores; above it the edge is closed
+    "ials": {
+        "factors": Axis(**_COUNT, ceiling=1024),
+        "regularization": Axis(step=3.0),
+        "alpha": Axis(),
+        "iterations": Axis(**_COUNT, ceiling=120),
+    },
+    "bpr": {
+        "factors": Axis(**_COUNT, ceiling=1024),
+        "learning_rate": Axis(),
+        "regularization": Axis(step=10.0),
+        "iterations": Axis(**_COUNT, ceiling=800),
+    },
+}
+_COUNTED_IN_ITEMS = {"itemknn": "k", "rp3beta": "k"}
+
+
+def axes(method: str, n_items: int | None = None) -> dict[str, Axis]:
+    """The search rules of ``method``'s numeric settings; a neighbour count stops at the catalogue
+    (``n_items``: beyond it every item is already a neighbour)."""
+    out = dict(AXES.get(method, {}))
+    name = _COUNTED_IN_ITEMS.get(method)
+    if name and n_items:
+        out[name] = Axis(**_COUNT, ceiling=n_items)
+    return out
 
 
 def grid(method: str, size: str = "small") -> list[dict]:

@@ -8,7 +8,9 @@ The protocol (:func:`evaluate`):
 2. for every method, fit each point of its declared grid (:mod:`recsys.evaluation.grids`) on the
    fit part and keep the one with the best AUC on the tuning ratings (like/dislike methods) or the
    best NDCG@10 of lists for the tuning users (top-N methods; the profile model does both and is
-   chosen for each task separately) — :mod:`recsys.evaluation.selection`;
+   chosen for each task separately) — :mod:`recsys.evaluation.selection`; with the ``full`` grids
+   a choice on an open edge of a setting's range is extended past it until interior
+   (:mod:`recsys.evaluation.search`), and every choice records its edge status;
 3. a like/dislike method's cut-off is then the one with the best balanced accuracy on its tuning
    scores;
 4. refit every method at its chosen point on all training ratings; score the test ratings (a
@@ -59,6 +61,8 @@ from ..errors import RatingsError
 from ..model.ratings import holdout_mask
 from ..model.settings import PAPER_PARAMS
 from ..model.terms import GROUPS
+from .grids import EXTRA_FITS
+from .grids import axes as declared_axes
 from .grids import grid as declared_grid
 from .intervals import paired_bootstrap, paired_bootstrap_means
 from .methods import Method, ProfileMethod, Scores, Training, method_factories
@@ -305,7 +309,10 @@ def evaluate(train, test, attributes=None, items=None, *, protocol: Protocol | N
             tasks["list"] = tune_task
         by = " and ".join("AUC" if t == "like" else "NDCG@10" for t in tasks)
         say(f"{name}: {len(run.grids[name])} setting(s) fitted on the fit part, chosen by {by} on the tuning part")
-        choices = sweep(lambda point, n=name: run.makers[n](point), run.grids[name], run.fit, tasks, say)
+        # a grid given by the caller is searched as given; a declared one past its open edges
+        axes = None if name in setup.grids else declared_axes(name, len(run.catalogue))
+        choices = sweep(lambda point, n=name: run.makers[n](point), run.grids[name], run.fit, tasks, say,
+                        axes=axes, max_extra=EXTRA_FITS[protocol.grid])  # fmt: skip
         if "like" in choices:
             _like_final(run, name, choices["like"])
         if "list" in choices:
@@ -427,6 +434,8 @@ def _topn_report(run: _Run, task: RankingTask, say) -> dict:
     if run.protocol.n_boot and "profile" in run.user_ndcg:
         say(f"paired bootstrap of NDCG@10 over users ({run.protocol.n_boot} resamples)")
         out["ci"] = paired_bootstrap_means(run.user_ndcg, "profile", run.protocol.n_boot, run.protocol.seed)
+    # each ranker's NDCG@10 per test user (the task's order): intervals pooled over folds need them
+    out["per_user_ndcg"] = {m: np.round(v, 6).tolist() for m, v in run.user_ndcg.items()}
     return out
 
 

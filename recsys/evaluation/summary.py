@@ -57,10 +57,13 @@ def text_lines(res: dict) -> list[str]:
 
 
 def _params(r: dict) -> str:
-    """A method's chosen setting, when it is a few plain values."""
+    """A method's chosen setting, when it is a few plain values, and the settings whose choice sits
+    on an open edge of the values tried (better ones may lie beyond: ``--grid full`` extends them)."""
     p = r.get("params")
     plain = isinstance(p, dict) and all(isinstance(v, (int, float, str)) for v in p.values())
-    return f"   {p}" if plain and p else ""
+    axes = r.get("tuning", {}).get("axes", {})
+    edges = ", ".join(f"{a} {v['open_edge']}" for a, v in axes.items() if v.get("open_edge"))
+    return (f"   {p}" if plain and p else "") + (f"   (on an open edge: {edges})" if edges else "")
 
 
 def _topn_lines(t: dict, strong: dict | None) -> list[str]:
