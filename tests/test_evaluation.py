@@ -127,8 +127,13 @@ def test_report_schema(run):
     for r in topn["methods"].values():
         assert r["params"] in r["grid"] and r["tuning"]["metric"] == "ndcg@10"
     controls = {"random_support", "full_support", "no_attributes", "item_model_lists"}
-    assert set(topn["ci"]["versus"]) == set(ev.RANKERS) - {"profile"} | controls
-    assert set(topn["controls"]) == controls
+    blended = {"item_model_blend", "ease_blend", "ials_blend"}
+    assert set(topn["ci"]["versus"]) == set(ev.RANKERS) - {"profile"} | controls | blended
+    assert set(topn["controls"]) == controls | blended
+    for name in blended:
+        c = topn["controls"][name]
+        assert set(c["blend"]) == {"popularity", "like", "candidates"} and 0 <= c["ndcg@10"] <= 1
+    assert set(topn["per_user_ndcg"]) == set(ev.RANKERS) | controls | blended
     assert {m for m, r in res["strong"]["methods"].items() if not r["supported"]} == {"bpr"}
     assert all("in_model_ndcg@10" in r for r in res["strong"]["methods"].values() if r["supported"])
     assert set(res["roc"]) >= {"profile", "svd", "majority"}
@@ -397,3 +402,27 @@ def test_pooled_interval_is_of_the_mean_over_folds():
     # a method missing from a fold is left out rather than compared on part of the folds
     assert "r" not in intervals.pooled_paired_means([{"p": [1.0], "q": [0.0], "r": [0.0]}, {"p": [1.0], "q": [0.0]}],
                                                     "p", 10, 0)["versus"]  # fmt: skip
+
+
+def test_a_blend_of_nothing_lists_as_the_ranker_and_a_heavy_popularity_weight_lists_by_popularity(run):
+    """Blended (recsys.evaluation.blends) on the fixture's EASE: weights (0, 0) give EASE's own top 10
+    (the candidates hold its best 100); a popularity weight that dwarfs the scores lists the most
+    liked candidates first."""
+    from recsys.evaluation.anchors import EASE
+    from recsys.evaluation.blends import Blended, popularity_of
+    from recsys.evaluation.methods import ProfileMethod
+    from recsys.evaluation.ranking import catalogue_of, top_lists
+    from recsys.model.list_blend import ListBlend
+
+    _, train, test = run
+    catalogue = catalogue_of(train)
+    task = RankingTask.of(train, test, catalogue)
+    ease = EASE(2.0, 0, "likes", lamb=50).fit(Training(train))
+    profile = ProfileMethod({}, like_params=FAST, dislike_params=FAST).fit(Training(train))
+    pop = popularity_of(train, catalogue, 2.0)
+    plain = top_lists(ease, task)
+    alone = top_lists(Blended(ease, profile, ListBlend(0.0, 0.0), pop, task), task)
+    assert all(np.array_equal(a, b) for a, b in zip(plain, alone, strict=True))
+    heavy = top_lists(Blended(ease, profile, ListBlend(1e9, 0.0), pop, task), task)
+    for lst in heavy:
+        assert np.all(np.diff(pop[lst]) <= 0)  # by popularity, best first

@@ -149,3 +149,30 @@ def test_the_text_report_flags_a_choice_on_an_open_edge():
     assert _params(r) == "   {'k': 800}   (on an open edge: k high)"
     r["tuning"]["axes"]["k"]["open_edge"] = None
     assert _params(r) == "   {'k': 800}"
+
+
+@pytest.mark.parametrize("kind", ["all", "likes", "relevant", "weighted"])
+def test_anchor_inputs_and_their_fold_in_read_the_same_entries(kind):
+    """Each input keeps the ratings it names with the value it names, and a user folded in from
+    their training ratings is scored as in the model (item-item anchors)."""
+    from recsys.evaluation.anchors import ItemKNN
+
+    rng = np.random.default_rng(1)
+    ratings = pd.DataFrame({"user": np.repeat(np.arange(30), 8), "item": rng.integers(0, 20, 240),
+                            "rating": rng.integers(1, 6, 240)}).drop_duplicates(["user", "item"])  # fmt: skip
+    m = ItemKNN(2.0, 0, kind, k=20).fit(Training(ratings))
+    r = ratings["rating"].to_numpy()
+    keep = {"all": r > 0, "likes": r > 2, "relevant": r >= 4, "weighted": r > 0}[kind]
+    assert m.X_.nnz == keep.sum()
+    assert m.X_.sum() == pytest.approx(r[keep].sum() if kind == "weighted" else keep.sum())
+    catalogue = np.arange(20)
+    own = ratings[ratings["user"] == 3]
+    folded = m.fold_in_block([(own["item"].to_numpy(), own["rating"].to_numpy())], catalogue)
+    np.testing.assert_allclose(folded, m.rank_block([3], catalogue), rtol=1e-6)
+
+
+def test_an_unknown_input_is_named():
+    from recsys.evaluation.anchors import ItemKNN
+
+    with pytest.raises(ValueError, match="input must be one of all, likes, relevant, weighted, got 'stars'"):
+        ItemKNN(2.0, 0, "stars", k=5).fit(Training(pd.DataFrame({"user": [1], "item": [1], "rating": [4]})))

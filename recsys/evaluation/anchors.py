@@ -5,8 +5,10 @@ depend on our code; RP3beta (Paudel et al. 2017), which neither library has, and
 shrinkage and feature weighting its tuned form needs (implicit's has neither) are written here and
 tested: RP3beta against its formula on a hand-computed example, ItemKNN against implicit's
 ``CosineRecommender`` where the two coincide.
-Each is fitted on a users × items 0/1 matrix of every training rating (``input="all"``) or of
-the likes only (``input="likes"``), a choice its grid tunes like any other parameter.
+Each is fitted on a users × items matrix of its ``input``, a choice its grid tunes like any other
+parameter: 1 for every training rating (``"all"``), for the likes only (``"likes"``, a rating
+above 2), for the ratings the lists count as relevant only (``"relevant"``, 4 and above), or every
+rating with its value (``"weighted"``: 1–5, so that iALS's confidence grows with the stars).
 
 Scores: ``x_u W`` for the item–item models (``W`` the learned items × items weights), ``p_u · q_i``
 for the factor models.  A new user (strong generalisation) is folded in from their history
@@ -19,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from .methods import Method, Training
+
+INPUTS = ("all", "likes", "relevant", "weighted")
 
 
 class _ItemMatrix(Method):
@@ -38,13 +42,24 @@ class _ItemMatrix(Method):
         ratings = train.ratings
         self.users_ = pd.Index(pd.unique(ratings["user"]))
         self.items_ = pd.Index(np.unique(ratings["item"].to_numpy()))
-        if self.params["input"] == "likes":
-            ratings = ratings[ratings["rating"] > self.like_threshold]
+        keep, values = self._entries(ratings["rating"].to_numpy(dtype=np.float64))
+        ratings = ratings[keep]
         rows, cols = self.users_.get_indexer(ratings["user"]), self.items_.get_indexer(ratings["item"])
         shape = (len(self.users_), len(self.items_))
-        self.X_ = sp.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=shape)
+        self.X_ = sp.csr_matrix((values.astype(np.float32), (rows, cols)), shape=shape)
         self._learn(self.X_)
         return self
+
+    def _entries(self, ratings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which ratings enter the matrix (its ``input``) and the value each gets."""
+        from .ranking import RELEVANT
+
+        kind = self.params["input"]
+        if kind not in INPUTS:
+            raise ValueError(f"input must be one of {', '.join(INPUTS)}, got {kind!r}")
+        keep = {"all": np.ones(len(ratings), bool), "likes": ratings > self.like_threshold,
+                "relevant": ratings >= RELEVANT, "weighted": np.ones(len(ratings), bool)}[kind]  # fmt: skip
+        return keep, (ratings[keep] if kind == "weighted" else np.ones(int(keep.sum())))
 
     def _learn(self, X) -> None:  # pragma: no cover - interface
         raise NotImplementedError
@@ -68,15 +83,17 @@ class _ItemMatrix(Method):
         import scipy.sparse as sp
 
         cols = self.items_.get_indexer(np.asarray(catalogue))
-        rows, idx = [], []
+        rows, idx, vals = [], [], []
         for r, (items, ratings) in enumerate(histories):
-            keep = ratings > self.like_threshold if self.params["input"] == "likes" else np.ones(len(items), bool)
+            keep, values = self._entries(np.asarray(ratings, dtype=np.float64))
             known = cols[items[keep]]
-            known = np.unique(known[known >= 0])
-            rows.append(np.full(len(known), r))
-            idx.append(known)
-        rows, idx = np.concatenate(rows), np.concatenate(idx)
-        X = sp.csr_matrix((np.ones(len(idx), np.float32), (rows, idx)), shape=(len(histories), len(self.items_)))
+            first = np.unique(known, return_index=True)[1]  # an item given twice: its first rating
+            first = first[known[first] >= 0]
+            rows.append(np.full(len(first), r))
+            idx.append(known[first])
+            vals.append(values[first])
+        rows, idx, vals = np.concatenate(rows), np.concatenate(idx), np.concatenate(vals)
+        X = sp.csr_matrix((vals.astype(np.float32), (rows, idx)), shape=(len(histories), len(self.items_)))
         return self._on_catalogue(self._new_scores(X), catalogue)
 
     def _new_scores(self, X) -> np.ndarray:

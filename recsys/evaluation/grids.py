@@ -37,6 +37,9 @@ def product(**axes) -> list[dict]:
 
 
 INPUTS = ["all", "likes"]  # what an implicit-feedback method is fitted on: every rating, or the likes only
+# the full grids' inputs add the ratings the lists count as relevant (4 and above) and every rating
+# with its value (recsys.evaluation.anchors): the anchors may read what the product reads
+ALL_INPUTS = ["all", "likes", "relevant", "weighted"]
 
 GRIDS: dict[str, dict[str, list[dict]]] = {
     # like/dislike methods
@@ -75,17 +78,19 @@ GRIDS: dict[str, dict[str, list[dict]]] = {
     "popularity": {"small": product(input=INPUTS), "full": product(input=INPUTS)},
     "ease": {
         "small": product(lamb=[200, 400, 800], input=INPUTS),
-        "full": product(lamb=[50, 100, 200, 400, 800, 1600, 3200], input=INPUTS),
+        "full": product(lamb=[50, 100, 200, 400, 800, 1600, 3200], input=ALL_INPUTS),
     },
     "itemknn": {
         "small": product(k=[100, 200, 400, 800], input=INPUTS),
         "full": product(
-            k=[50, 100, 200, 400, 800], shrink=[0.0, 10.0, 100.0], weighting=["none", "tfidf", "bm25"], input=INPUTS
+            k=[50, 100, 200, 400, 800], shrink=[0.0, 10.0, 100.0], weighting=["none", "tfidf", "bm25"], input=ALL_INPUTS
         ),
     },
     "rp3beta": {
         "small": product(alpha=[0.5, 0.75, 1.0], beta=[0.3, 0.6], k=[200], input=INPUTS),
-        "full": product(alpha=[0.25, 0.5, 0.75, 1.0], beta=[0.0, 0.2, 0.4, 0.6, 0.8], k=[100, 200, 400], input=INPUTS),
+        "full": product(
+            alpha=[0.25, 0.5, 0.75, 1.0], beta=[0.0, 0.2, 0.4, 0.6, 0.8], k=[100, 200, 400], input=ALL_INPUTS
+        ),
     },
     "ials": {
         "small": product(factors=[32, 64], regularization=[1.0, 10.0], alpha=[1.0], iterations=[15], input=INPUTS),
@@ -93,18 +98,18 @@ GRIDS: dict[str, dict[str, list[dict]]] = {
             factors=[64, 128, 256],
             regularization=[3.0, 10.0, 30.0, 100.0],
             alpha=[1.0, 5.0, 20.0],
-            iterations=[15, 30],
-            input=INPUTS,
+            iterations=[15],  # a single value sits on both edges: the search tries fewer and more
+            input=ALL_INPUTS,
         ),
     },
     "bpr": {
         "small": product(factors=[64], learning_rate=[0.01], regularization=[0.01], iterations=[50, 100], input=INPUTS),
         "full": product(
-            factors=[32, 64, 128],
+            factors=[64, 128],
             learning_rate=[0.005, 0.01, 0.02],
             regularization=[0.0001, 0.001, 0.01],
-            iterations=[50, 100, 200],
-            input=INPUTS,
+            iterations=[100, 200],
+            input=ALL_INPUTS,
         ),
     },
 }

@@ -101,6 +101,9 @@ LIST_CONTROLS = {
     "no_attributes": {"evidence": _without("attributes")},
     "item_model_lists": {"list_score": "item_model"},
 }
+# rankers given the lists' blend, chosen for each by one procedure (recsys.evaluation.blends):
+# like-for-like rows for the product, whose lists are blended
+BLENDED = ("item_model", "ease", "ials")
 OWN_RULE = ("majority", "profile_paper")  # methods with a rule of their own: nothing to tune
 
 
@@ -128,7 +131,9 @@ class Setup:
     :data:`RANKERS`); the profile model's base parameters; the paper's rule's HBLCoClust
     parameters (default :data:`~recsys.model.settings.PAPER_PARAMS`) and the features it
     co-clusters; the profile model's ablations and controls (of its like/dislike predictions, and of
-    its lists); ``grids`` replaces the declared grid of a method (name → list of points)."""
+    its lists); ``grids`` replaces the declared grid of a method (name → list of points);
+    ``blended``: the rankers (and ``item_model``, the product's item model alone) given the lists'
+    blend (:mod:`recsys.evaluation.blends`)."""
 
     methods: tuple = METHODS
     rankers: tuple = RANKERS
@@ -139,6 +144,7 @@ class Setup:
     controls: dict = field(default_factory=lambda: dict(CONTROLS))
     list_controls: dict = field(default_factory=lambda: dict(LIST_CONTROLS))
     grids: dict = field(default_factory=dict)
+    blended: tuple = BLENDED
 
 
 def split_for_tuning(ratings, fraction: float = 0.1, seed: int = 0):
@@ -179,6 +185,7 @@ class _Run:
     user_ndcg: dict = field(default_factory=dict)  # name -> NDCG@10 per test-list user, for the bootstrap
     fitted: dict = field(default_factory=dict)  # name -> Fitted (like/dislike)
     rankers: dict = field(default_factory=dict)  # name -> final fitted ranker
+    tuned_rankers: dict = field(default_factory=dict)  # name -> the ranker chosen, as fitted on the fit part
     finals: dict = field(default_factory=dict)  # (name, point) -> (method fitted on all training, seconds)
 
     def result(self, like, scores: Scores, cut, fit_seconds: float, predict_seconds: float, **extra) -> dict:
@@ -252,6 +259,7 @@ def _list_final(run: _Run, name: str, choice: Choice, task: RankingTask) -> None
                tuning=choice.summary())  # fmt: skip
     run.lists[name] = res
     run.rankers[name] = final
+    run.tuned_rankers[name] = choice.model
 
 
 def _variant(run: _Run, name: str, groups) -> dict:
@@ -323,6 +331,7 @@ def evaluate(train, test, attributes=None, items=None, *, protocol: Protocol | N
     if rankers:
         if "profile" in run.lists:
             _list_controls(run, setup, test_task, say)
+            _blended_lists(run, setup, tune_task, test_task, say)
         out["topn"] = _topn_report(run, test_task, say)
         if protocol.strong:
             from .strong import strong_generalisation
@@ -391,6 +400,38 @@ def _list_controls(run: _Run, setup: Setup, task: RankingTask, say) -> None:
         res = list_metrics(lists, task.relevant, len(task.catalogue))
         run.user_ndcg[name] = ndcg_per_user(lists, task.relevant)
         run.list_controls[name] = {**res, "seconds": time.perf_counter() - t, "control": overrides, "params": point}
+
+
+def _blended_lists(run: _Run, setup: Setup, tune_task: RankingTask, test_task: RankingTask, say) -> None:
+    """``setup.blended``' rankers with the lists' blend chosen for each on the tuning tenth by one
+    procedure (:mod:`recsys.evaluation.blends`), as list controls named ``<ranker>_blend``; the
+    product's item model alone is one of them (``item_model_blend``)."""
+    from .blends import Blended, choose_blend, popularity_of
+
+    profile_tuned, profile_final = run.tuned_rankers["profile"], run.rankers["profile"]
+    thr = run.protocol.like_threshold
+    pop_tune = popularity_of(run.fit.ratings, run.catalogue, thr)
+    pop_test = popularity_of(run.train.ratings, run.catalogue, thr)
+    point = run.lists["profile"]["params"]
+    for name in setup.blended:
+        t = time.perf_counter()
+        if name == "item_model":
+            plain = {**run.profile_params, "list_score": "item_model"}
+            tuned, final = (ProfileMethod(point, **plain).fit(part) for part in (run.fit, run.train))
+        elif name in run.rankers:
+            tuned, final = run.tuned_rankers[name], run.rankers[name]
+        else:
+            continue
+        say(f"{name}_blend (control of the lists): {name} with the lists' blend chosen on the tuning part")
+        blend, report = choose_blend(tuned, profile_tuned, tune_task, pop_tune, run.protocol.seed)
+        lists = top_lists(Blended(final, profile_final, blend, pop_test, test_task), test_task)
+        res = list_metrics(lists, test_task.relevant, len(test_task.catalogue))
+        run.user_ndcg[f"{name}_blend"] = ndcg_per_user(lists, test_task.relevant)
+        run.list_controls[f"{name}_blend"] = {
+            **res, "seconds": time.perf_counter() - t, "control": {"blend": name}, "blend": blend.to_dict(),
+            "blend_choice": report["chosen"] if report.get("users") else None,
+            "params": point if name == "item_model" else run.lists[name]["params"],
+        }  # fmt: skip
 
 
 def _report(run: _Run, setup: Setup, say) -> dict:

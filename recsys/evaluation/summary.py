@@ -79,7 +79,9 @@ def _topn_lines(t: dict, strong: dict | None) -> list[str]:
     for name, r in t.get("controls", {}).items():
         c = ci.get(name)
         diff = f"  profile − it {c['diff']:+.4f} [{c['diff_ci'][0]:+.4f}, {c['diff_ci'][1]:+.4f}]" if c else ""
-        lines.append(f"  {name:<11} ndcg {r['ndcg@10']:.4f}  (control: profile with {r['control']}){diff}")
+        control = r["control"]
+        what = f"{control['blend']} with the lists' blend" if "blend" in control else f"profile with {control}"
+        lines.append(f"  {name:<11} ndcg {r['ndcg@10']:.4f}  (control: {what}){diff}")
     if strong:
         given = f"{strong['history_share']:.0%} of their ratings given, no refit; in brackets: in the model"
         lines += ["", f"lists for {strong['users_with_relevant']} users held out of training ({given}):"]
