@@ -663,9 +663,14 @@ def main(argv=None) -> None:
     ap.add_argument("--paper-variant", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--render", type=Path, metavar="JSON",
                     help="rewrite the Markdown beside a results JSON from its figures (no run)")  # fmt: skip
+    ap.add_argument("--merge", type=Path, nargs="+", metavar="JSON",
+                    help="one results file (in --out) from runs of other folds, one commit (no run)")  # fmt: skip
     args = ap.parse_args(argv)
     if args.render:
         render(args.render)
+        return
+    if args.merge:
+        merge(args.merge, args.out)
         return
     home = data_home(args.data)
     if args.paper_variant:
@@ -684,6 +689,34 @@ def main(argv=None) -> None:
     md = markdown(results, folds, variants)
     write_results(args.out, "movielens", payload, md, started, folds=folds, seed=0, grid=args.grid)
     print(md)
+
+
+def merge(paths: list[Path], out: Path) -> None:
+    """One results file from runs of disjoint folds (run in parallel, say) at one commit with one
+    grid: the folds in u1..u5 order, the paper variants of the run that has them; the provenance
+    names every command, and its ``wall_seconds`` is the longest run's (they overlapped)."""
+    parts = [json.loads(Path(p).read_text()) for p in paths]
+    provs = [p["_provenance"] for p in parts]
+    for key in ("commit", "grid", "seed"):
+        if len({json.dumps(p.get(key)) for p in provs}) > 1:
+            raise SystemExit(f"cannot merge runs of different {key}s: {[p.get(key) for p in provs]}")
+    folds = sorted((f for p in parts for f in p["folds"]), key=lambda f: (len(f), f))
+    if len(set(folds)) < len(folds):
+        raise SystemExit(f"the runs share folds: {folds}")
+    results = {f: r for p in parts for f, r in p["results"].items()}
+    variants = next((p["paper_variants"] for p in parts if p.get("paper_variants")), None)
+    payload = {**parts[0], "folds": folds, "results": results, "paper_variants": variants}
+    prov = {**provs[0], "command": " & ".join(p["command"] for p in provs) + " (merged with --merge)",
+            "created": max(p["created"] for p in provs), "wall_seconds": max(p["wall_seconds"] for p in provs),
+            "folds": folds}  # fmt: skip
+    payload["_provenance"] = prov
+    from recsys.files import json_default
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "movielens.json").write_text(json.dumps(payload, indent=2, default=json_default))
+    md = markdown(results, folds, variants)
+    head, _, rest = md.partition("\n\n")
+    (out / "movielens.md").write_text(head + "\n\n" + provenance_md(prov) + rest)
 
 
 def render(path: Path) -> None:

@@ -1,0 +1,54 @@
+"""experiments.confirm: the commands it runs and the page it renders (the run itself is the protocol's)."""
+
+import json
+
+import numpy as np
+
+from experiments import confirm
+
+
+def _evaluation(rng, profile_shift: float) -> dict:
+    users = 50
+    per_user = {m: np.clip(rng.normal(0.4, 0.2, users), 0, 1) for m in ("ease", "ials", "ease_blend")}
+    per_user["profile"] = np.clip(per_user["ease"] + profile_shift, 0, 1)
+    return {
+        "commit": "abc", "n_test": 1000, "like_share_test": 0.8,
+        "methods": {"profile": {"auc_full": 0.83}, "svd": {"auc_full": 0.81}},
+        "ci": {"versus": {"svd": {"auc_diff": 0.02, "auc_diff_ci": [0.01, 0.03]}}},
+        "topn": {"methods": {m: {"ndcg@10": float(per_user[m].mean())} for m in ("profile", "ease", "ials")},
+                 "controls": {"ease_blend": {"ndcg@10": float(per_user["ease_blend"].mean())},
+                              "random_support": {"ndcg@10": 0.1}},
+                 "ci": {"versus": {"ease": {"diff": profile_shift, "diff_ci": [0.0, 0.1]}}},
+                 "per_user_ndcg": {m: v.tolist() for m, v in per_user.items()}},
+    }  # fmt: skip
+
+
+def test_the_page_shows_every_data_set_run_and_pools_the_movielens_splits(tmp_path):
+    rng = np.random.default_rng(0)
+    for name in list(confirm.ML_SPLITS)[:2]:
+        payload = {"name": name, "spec": confirm.DATASETS[name], "seconds": 60.0, "evaluation": _evaluation(rng, 0.05)}
+        (tmp_path / f"{name}.json").write_text(json.dumps(payload))
+    md = confirm.render(tmp_path).read_text()
+    assert md.count("## ml-100k-random-") == 2 and "Commit `abc`" in md
+    assert "| ease_blend |" in md and "random_support" not in md  # the blends, not every control
+    assert "| svd | 0.8100 | +0.0200 [+0.0100, +0.0300] |" in md
+    pooled = md.split("## The three MovieLens 100K splits together")[1]
+    row = next(line for line in pooled.splitlines() if line.startswith("| ease |"))
+    assert row.startswith("| ease | +0.05")  # the shift given to the profile's per-user figures
+
+
+def test_each_data_set_has_its_command():
+    ml = confirm.command(confirm.DATASETS["ml-100k-random-7001"], None)
+    assert ml[2:] == ["recsys.cli", "evaluate", "--grid", "full", "--split", "random:0.2:7001", "--format", "json",
+                      "--quiet", "--dataset", "ml-100k", "--top-cast", "3"]  # fmt: skip
+    small = confirm.command(confirm.DATASETS["ml-latest-small-random-7001"], None)
+    assert small[-2:] == ["--dataset", "ml-latest-small"]
+
+
+def test_the_new_content_shape_is_written_with_its_items(tmp_path):
+    cmd = confirm.command(confirm.DATASETS["content-new-shape-9001"], tmp_path)
+    ratings, items = cmd[cmd.index("--ratings") + 1], cmd[cmd.index("--items") + 1]
+    import pandas as pd
+
+    r = pd.read_csv(ratings)
+    assert r["user"].nunique() <= 900 and 60_000 <= len(r) <= 70_000 and len(pd.read_csv(items)) <= 2_500
