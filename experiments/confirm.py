@@ -46,7 +46,7 @@ DATASETS = {
             seed=9001,
         ),
         "split": "random:0.2:9001",
-    },  # fmt: skip
+    },
 }
 RANKERS = ("ease", "ials", "rp3beta", "itemknn", "bpr", "popularity")
 BLENDS = ("item_model_blend", "ease_blend", "ials_blend")
@@ -54,8 +54,19 @@ BLENDS = ("item_model_blend", "ease_blend", "ials_blend")
 
 def command(spec: dict, work: Path) -> list[str]:
     """The ``recsys evaluate`` command of one data set."""
-    cmd = [sys.executable, "-m", "recsys.cli", "evaluate", "--grid", "full", "--split", spec["split"],
-           "--format", "json", "--quiet"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "recsys.cli",
+        "evaluate",
+        "--grid",
+        "full",
+        "--split",
+        spec["split"],
+        "--format",
+        "json",
+        "--quiet",
+    ]
     if "shape" in spec:
         sys.path.insert(0, str(ROOT))
         from benchmarks.synthetic_ratings import Shape, write
@@ -92,20 +103,32 @@ def markdown(runs: dict) -> str:
     lines = ["# The confirmation: the frozen design on data it never saw", ""]
     if runs:
         first = next(iter(runs.values()))["evaluation"]
-        lines += [f"Commit `{first.get('commit', '?')}`; protocol: `docs/confirmation.md`. Every figure is on the "
-                  "test ratings of each data set; intervals are 95 %, users resampled.", ""]  # fmt: skip
+        lines += [
+            f"Commit `{first.get('commit', '?')}`; protocol: `docs/confirmation.md`. Every figure is on the "
+            "test ratings of each data set; intervals are 95 %, users resampled.",
+            "",
+        ]
     for name, run in runs.items():
         ev = run["evaluation"]
-        lines += [f"## {name} ({ev['n_test']:,} test ratings, {ev['like_share_test']:.1%} likes; "
-                  f"{run['seconds'] / 60:.0f} min)", ""]  # fmt: skip
+        lines += [
+            f"## {name} ({ev['n_test']:,} test ratings, {ev['like_share_test']:.1%} likes; "
+            f"{run['seconds'] / 60:.0f} min)",
+            "",
+        ]
         lines += _list_rows(ev) + [""] + _auc_rows(ev) + [""]
     pooled = _pooled(runs)
     if pooled:
-        lines += ["## The three MovieLens 100K splits together", "",
-                  "Profile minus each, NDCG@10 on the mean of the splits (users resampled within each split):", "",
-                  "| versus | difference | 95 % interval |", "|---|---|---|"]  # fmt: skip
-        lines += [f"| {m} | {c['diff']:+.4f} | [{c['diff_ci'][0]:+.4f}, {c['diff_ci'][1]:+.4f}] |"
-                  for m, c in pooled.items()]  # fmt: skip
+        lines += [
+            "## The three MovieLens 100K splits together",
+            "",
+            "Profile minus each, NDCG@10 on the mean of the splits (users resampled within each split):",
+            "",
+            "| versus | difference | 95 % interval |",
+            "|---|---|---|",
+        ]
+        lines += [
+            f"| {m} | {c['diff']:+.4f} | [{c['diff_ci'][0]:+.4f}, {c['diff_ci'][1]:+.4f}] |" for m, c in pooled.items()
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import pytest
 
 from experiments import confirm
 
@@ -12,15 +13,21 @@ def _evaluation(rng, profile_shift: float) -> dict:
     per_user = {m: np.clip(rng.normal(0.4, 0.2, users), 0, 1) for m in ("ease", "ials", "ease_blend")}
     per_user["profile"] = np.clip(per_user["ease"] + profile_shift, 0, 1)
     return {
-        "commit": "abc", "n_test": 1000, "like_share_test": 0.8,
+        "commit": "abc",
+        "n_test": 1000,
+        "like_share_test": 0.8,
         "methods": {"profile": {"auc_full": 0.83}, "svd": {"auc_full": 0.81}},
         "ci": {"versus": {"svd": {"auc_diff": 0.02, "auc_diff_ci": [0.01, 0.03]}}},
-        "topn": {"methods": {m: {"ndcg@10": float(per_user[m].mean())} for m in ("profile", "ease", "ials")},
-                 "controls": {"ease_blend": {"ndcg@10": float(per_user["ease_blend"].mean())},
-                              "random_support": {"ndcg@10": 0.1}},
-                 "ci": {"versus": {"ease": {"diff": profile_shift, "diff_ci": [0.0, 0.1]}}},
-                 "per_user_ndcg": {m: v.tolist() for m, v in per_user.items()}},
-    }  # fmt: skip
+        "topn": {
+            "methods": {m: {"ndcg@10": float(per_user[m].mean())} for m in ("profile", "ease", "ials")},
+            "controls": {
+                "ease_blend": {"ndcg@10": float(per_user["ease_blend"].mean())},
+                "random_support": {"ndcg@10": 0.1},
+            },
+            "ci": {"versus": {"ease": {"diff": profile_shift, "diff_ci": [0.0, 0.1]}}},
+            "per_user_ndcg": {m: v.tolist() for m, v in per_user.items()},
+        },
+    }
 
 
 def test_the_page_shows_every_data_set_run_and_pools_the_movielens_splits(tmp_path):
@@ -39,8 +46,21 @@ def test_the_page_shows_every_data_set_run_and_pools_the_movielens_splits(tmp_pa
 
 def test_each_data_set_has_its_command():
     ml = confirm.command(confirm.DATASETS["ml-100k-random-7001"], None)
-    assert ml[2:] == ["recsys.cli", "evaluate", "--grid", "full", "--split", "random:0.2:7001", "--format", "json",
-                      "--quiet", "--dataset", "ml-100k", "--top-cast", "3"]  # fmt: skip
+    assert ml[2:] == [
+        "recsys.cli",
+        "evaluate",
+        "--grid",
+        "full",
+        "--split",
+        "random:0.2:7001",
+        "--format",
+        "json",
+        "--quiet",
+        "--dataset",
+        "ml-100k",
+        "--top-cast",
+        "3",
+    ]
     small = confirm.command(confirm.DATASETS["ml-latest-small-random-7001"], None)
     assert small[-2:] == ["--dataset", "ml-latest-small"]
 
@@ -52,3 +72,25 @@ def test_the_new_content_shape_is_written_with_its_items(tmp_path):
 
     r = pd.read_csv(ratings)
     assert r["user"].nunique() <= 900 and 60_000 <= len(r) <= 70_000 and len(pd.read_csv(items)) <= 2_500
+
+
+def test_the_seed_spread_is_of_five_fold_means():
+    from experiments import seeds
+
+    runs = [
+        {
+            "seed": s,
+            "fold": f,
+            "commit": "abc",
+            "ndcg@10": {"ease": 0.40 + 0.01 * s + (f == "u2") * 0.02, "profile": 0.41, "ials": 0.39},
+        }
+        for s in (0, 1, 2)
+        for f in ("u1", "u2")
+    ]
+    runs.append({"seed": 3, "fold": "u1", "commit": "abc", "ndcg@10": {"ease": 0.9}})  # a seed lacking a fold
+    s = seeds.spread(runs, ["u1", "u2"])
+    assert s["ease"]["by_seed"] == {0: pytest.approx(0.41), 1: pytest.approx(0.42), 2: pytest.approx(0.43)}
+    assert s["ease"]["range"] == pytest.approx(0.02) and s["ease"]["std"] == pytest.approx(0.01)
+    assert s["profile"]["range"] == 0.0
+    md = seeds.markdown(runs, ["u1", "u2"])
+    assert "| ease | 0.4100 | 0.4200 | 0.4300 | — | 0.0200 | 0.0100 |" in md

@@ -14,10 +14,20 @@ def _split(tmp_path, commits=("c", "c")):
     d = json.loads(RESULTS.read_text())
     parts = []
     for name, folds, commit in (("a", ["u3", "u4", "u5"], commits[0]), ("b", ["u1", "u2"], commits[1])):
-        prov = {**d["_provenance"], "commit": commit, "folds": folds, "wall_seconds": 100.0 * len(folds),
-                "command": f"python -m experiments.movielens --folds {','.join(folds)}"}  # fmt: skip
-        payload = {**d, "_provenance": prov, "folds": folds, "results": {f: d["results"][f] for f in folds},
-                   "paper_variants": d["paper_variants"] if name == "a" else None}  # fmt: skip
+        prov = {
+            **d["_provenance"],
+            "commit": commit,
+            "folds": folds,
+            "wall_seconds": 100.0 * len(folds),
+            "command": f"python -m experiments.movielens --folds {','.join(folds)}",
+        }
+        payload = {
+            **d,
+            "_provenance": prov,
+            "folds": folds,
+            "results": {f: d["results"][f] for f in folds},
+            "paper_variants": d["paper_variants"] if name == "a" else None,
+        }
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(payload))
         parts.append(path)

@@ -63,8 +63,14 @@ def test_fits_are_bounded_and_the_edge_stays_reported_when_they_run_out():
 
 
 def test_a_setting_without_an_axis_is_never_extended():
-    c = selection.sweep(lambda p: Peaked(p["v"], 30.0), [{"v": 1.0, "input": "all"}, {"v": 2.0, "input": "all"}],
-                        Training(TUNE), {"like": (TUNE, Y)}, axes={}, max_extra=8)["like"]  # fmt: skip
+    c = selection.sweep(
+        lambda p: Peaked(p["v"], 30.0),
+        [{"v": 1.0, "input": "all"}, {"v": 2.0, "input": "all"}],
+        Training(TUNE),
+        {"like": (TUNE, Y)},
+        axes={},
+        max_extra=8,
+    )["like"]
     assert len(c.values) == 2
 
 
@@ -78,8 +84,12 @@ def test_edges_follow_the_line_through_the_chosen_point():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(0.01, 100.0), min_size=1, max_size=6, unique=True), st.booleans(),
-       st.sampled_from([None, 0.25]), st.booleans())  # fmt: skip
+@given(
+    st.lists(st.floats(0.01, 100.0), min_size=1, max_size=6, unique=True),
+    st.booleans(),
+    st.sampled_from([None, 0.25]),
+    st.booleans(),
+)
 def test_beyond_moves_outward_and_respects_bounds(values, low, add, integer):
     axis = Axis(add=add, floor=0.0, ceiling=50.0, integer=integer)
     values = sorted({int(round(v)) for v in values} if integer else set(values))
@@ -158,8 +168,9 @@ def test_anchor_inputs_and_their_fold_in_read_the_same_entries(kind):
     from recsys.evaluation.anchors import ItemKNN
 
     rng = np.random.default_rng(1)
-    ratings = pd.DataFrame({"user": np.repeat(np.arange(30), 8), "item": rng.integers(0, 20, 240),
-                            "rating": rng.integers(1, 6, 240)}).drop_duplicates(["user", "item"])  # fmt: skip
+    ratings = pd.DataFrame(
+        {"user": np.repeat(np.arange(30), 8), "item": rng.integers(0, 20, 240), "rating": rng.integers(1, 6, 240)}
+    ).drop_duplicates(["user", "item"])
     m = ItemKNN(2.0, 0, kind, k=20).fit(Training(ratings))
     r = ratings["rating"].to_numpy()
     keep = {"all": r > 0, "likes": r > 2, "relevant": r >= 4, "weighted": r > 0}[kind]

@@ -51,8 +51,9 @@ class _Features:
     like: list
 
 
-def _features(base: Method, profile: Method, task: RankingTask, lo: int, hi: int, popularity: np.ndarray,
-              n: int) -> _Features:  # fmt: skip
+def _features(
+    base: Method, profile: Method, task: RankingTask, lo: int, hi: int, popularity: np.ndarray, n: int
+) -> _Features:
     S = np.array(base.rank_block(task.users[lo:hi], task.catalogue), dtype=np.float64)
     out = _Features([], [], [])
     users, items = [], []
@@ -72,16 +73,22 @@ def _features(base: Method, profile: Method, task: RankingTask, lo: int, hi: int
     return out
 
 
-def choose_blend(base: Method, profile: Method, task: RankingTask, popularity: np.ndarray, seed: int = 0,
-                 n: int = CANDIDATES) -> tuple[ListBlend, dict]:  # fmt: skip
+def choose_blend(
+    base: Method, profile: Method, task: RankingTask, popularity: np.ndarray, seed: int = 0, n: int = CANDIDATES
+) -> tuple[ListBlend, dict]:
     """Steps 2–3 of the module docstring: the blend of ``base`` (fitted on the fit part) with
     ``profile``'s like-probabilities, chosen on ``task`` (the tuning users; histories: the fit part)."""
     rng = np.random.default_rng(seed)
     keep = np.arange(len(task))
     if len(keep) > VALIDATION_USERS:
         keep = np.sort(rng.choice(keep, VALIDATION_USERS, replace=False))
-    sub = RankingTask(task.users[keep], task.catalogue, [task.history[t] for t in keep],
-                      [task.history_ratings[t] for t in keep], [task.relevant[t] for t in keep])  # fmt: skip
+    sub = RankingTask(
+        task.users[keep],
+        task.catalogue,
+        [task.history[t] for t in keep],
+        [task.history_ratings[t] for t in keep],
+        [task.relevant[t] for t in keep],
+    )
     rows = []
     for lo in range(0, len(sub), 256):
         hi = min(lo + 256, len(sub))
@@ -105,8 +112,13 @@ class Blended(Method):
 
     def rank_block(self, users, catalogue) -> np.ndarray:
         users = np.asarray(users, dtype=object)
-        task = RankingTask(users, np.asarray(catalogue), [self._history.get(u, np.zeros(0, np.int64)) for u in users],
-                           [np.zeros(0)] * len(users), [np.zeros(0, np.int64)] * len(users))  # fmt: skip
+        task = RankingTask(
+            users,
+            np.asarray(catalogue),
+            [self._history.get(u, np.zeros(0, np.int64)) for u in users],
+            [np.zeros(0)] * len(users),
+            [np.zeros(0, np.int64)] * len(users),
+        )
         f = _features(self.base, self.profile, task, 0, len(users), self.popularity, self.blend.candidates)
         out = np.full((len(users), len(catalogue)), -np.inf)
         for j, cand in enumerate(f.cand):
