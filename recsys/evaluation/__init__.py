@@ -9,6 +9,9 @@ module               what it holds
 ``methods``          the method protocol (fit / score / rank / fold in) and our methods
 ``surprise_methods`` Surprise's rating predictors behind the same protocol
 ``anchors``          the top-N anchors: EASE, ItemKNN, RP3beta, iALS, BPR
+``registry``         every method by name (breaks the methods ↔ anchors import cycle)
+``search``           the search rule: a choice on an open edge of a setting is extended
+``blends``           the lists' blend given to other rankers (like-for-like rows)
 ``metrics``          AUC and the like/dislike metrics at a cut-off
 ``ranking``          top-N lists and their metrics, for tuning, test and new users
 ``strong``           lists for users held out of training (strong generalisation)

@@ -10,7 +10,7 @@ of its own (``fixed_cut_off``: the majority class, the paper's rule) or gets its
 Here: the majority class, a per-user Bernoulli Naive Bayes over item attributes, popularity (a
 ranker), the profile model and the paper's rule; Surprise's rating predictors are in
 :mod:`recsys.evaluation.surprise_methods`, the top-N anchors (EASE, ItemKNN, RP3beta, iALS, BPR)
-in :mod:`recsys.evaluation.anchors`.  :func:`method_factories` builds them by name.
+in :mod:`recsys.evaluation.anchors`.  :mod:`recsys.evaluation.registry` builds every method by name.
 """
 
 from __future__ import annotations
@@ -383,24 +383,3 @@ class AttributeLogistic(Method):
         if known.any():
             out[known] = self.model_.predict_proba(self._features(u[known], i[known]))[:, 1]
         return Scores(out, known)
-
-
-def method_factories(
-    like_threshold: float, seed: int, profile_params: dict, paper_params: dict, paper_features: str
-) -> dict:
-    """A maker of every method by name: ``make(point)`` gives a fresh, unfitted instance with the
-    grid point ``point`` (a dict of its hyper-parameters; empty for its defaults)."""
-    from .anchors import ANCHORS
-    from .surprise_methods import SURPRISE_METHODS, SurpriseMethod
-
-    paper = {**profile_params, "features": paper_features, "like_params": paper_params, "dislike_params": paper_params}
-    return {
-        "majority": lambda point: Majority(),
-        **{name: (lambda point, n=name: SurpriseMethod(n, seed, like_threshold, **point)) for name in SURPRISE_METHODS},
-        "naive_bayes": lambda point: NaiveBayes(like_threshold),
-        "attribute_logistic": lambda point: AttributeLogistic(like_threshold, seed, **point),
-        "profile_paper": lambda point: PaperRule(**paper),
-        "profile": lambda point: ProfileMethod(point, **profile_params),
-        "popularity": lambda point: Popularity(like_threshold, **point),
-        **{name: (lambda point, c=cls: c(like_threshold, seed, **point)) for name, cls in ANCHORS.items()},
-    }

@@ -65,9 +65,10 @@ from .grids import EXTRA_FITS
 from .grids import axes as declared_axes
 from .grids import grid as declared_grid
 from .intervals import paired_bootstrap, paired_bootstrap_means
-from .methods import Method, ProfileMethod, Scores, Training, method_factories
+from .methods import Method, ProfileMethod, Scores, Training
 from .metrics import fill_uncovered, metrics, tune_threshold
 from .ranking import RELEVANT, K, RankingTask, catalogue_of, list_metrics, ndcg_per_user, top_lists
+from .registry import method_factories
 from .selection import Choice, sweep
 
 METHODS = ("majority", "bias", "like_share", "svd", "svdpp", "knn_baseline", "coclustering", "naive_bayes",
