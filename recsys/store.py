@@ -55,7 +55,8 @@ def save(model: ProfileRecommender, path: str | Path, provenance: dict | None = 
         "format_version": FORMAT_VERSION,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "params": jsonable(model.get_params()),
-        "weights": jsonable(model.weights_.to_dict()),
+        # none for a model fitted for the paper's rule only (scored=False): it loads as it was saved
+        "weights": jsonable(w.to_dict()) if (w := getattr(model, "weights_", None)) else None,
         "new_item_weights": jsonable(w.to_dict()) if (w := getattr(model, "new_item_weights_", None)) else None,
         "list_blend": jsonable(b.to_dict()) if (b := getattr(model, "list_blend_", None)) else None,
         "report": jsonable(model.report_),
@@ -171,14 +172,15 @@ def load_with_hash(path: str | Path, hashed: bool = True) -> tuple[ProfileRecomm
     try:
         profiles = FittedProfiles.from_arrays(arrays)
         model = ProfileRecommender(**{k: _param(k, v) for k, v in manifest["params"].items()})
-        weights = Weights.from_dict(manifest["weights"])
+        weights = Weights.from_dict(manifest["weights"]) if manifest["weights"] is not None else None
         new_item = manifest.get("new_item_weights")  # absent from models written before new items were scored
         new_item_weights = Weights.from_dict(new_item) if new_item else None
         list_blend = ListBlend.from_dict(manifest.get("list_blend"))  # absent before lists blended: none
     except (KeyError, ValueError, TypeError, IndexError) as exc:
         raise ModelFileError(f"{path}: corrupt model ({type(exc).__name__}: {exc})") from None
     model.profiles_ = profiles
-    model.weights_ = weights
+    if weights is not None:
+        model.weights_ = weights
     model.new_item_weights_ = new_item_weights
     model.list_blend_ = list_blend
     model.report_ = manifest.get("report", {})

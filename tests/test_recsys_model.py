@@ -258,6 +258,22 @@ def test_bad_ratings_and_not_fitted():
         paper_only.predict_many([0], [0])
 
 
+def test_a_paper_only_model_saves_and_loads_as_it_was(tmp_path):
+    """A model fitted for the paper's rule alone (no weights) is saved and loaded like any other
+    (it raised a bare AttributeError on ``weights_``), predicts the paper's way, and says why not
+    the scored way."""
+    from recsys.store import load, save
+
+    train, test, attrs, _ = taste_data()
+    paper_only = ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(train, attrs, scored=False)
+    back = load(save(paper_only, tmp_path / "m"))
+    users, items = test["user"].to_numpy()[:20], test["item"].to_numpy()[:20]
+    a, b = paper_only.predict_many(users, items, mode="paper"), back.predict_many(users, items, mode="paper")
+    assert list(a.prediction) == list(b.prediction)
+    with pytest.raises(NotFittedError, match="paper's rule only"):
+        back.predict_many(users, items)
+
+
 def test_parameters_are_keyword_only_and_read_from_the_signature():
     import inspect
 
