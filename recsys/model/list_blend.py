@@ -66,7 +66,7 @@ def log_likes(like_counts: np.ndarray) -> np.ndarray:
 
 
 def logit(p: np.ndarray) -> np.ndarray:
-    """The like feature: the clipped like-probability's logit."""
+    """The clipped logit of a probability: the lists' like feature, the like-share terms."""
     p = np.clip(p, _EPS, 1 - _EPS)
     return np.log(p / (1 - p))
 

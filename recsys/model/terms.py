@@ -33,6 +33,7 @@ import numpy as np
 
 from ..errors import RatingsError
 from .csr import Csr
+from .list_blend import logit
 from .neighbours import votes
 from .profiles import FittedProfiles
 
@@ -85,14 +86,9 @@ def terms_of(groups) -> list[str]:
     return [t.name for t in TERMS if t.group in groups]
 
 
-def _logit(p):
-    p = np.clip(p, 1e-6, 1 - 1e-6)
-    return np.log(p / (1 - p))
-
-
 def like_share(likes, dislikes, prior: float) -> np.ndarray:
     """Log-odds of ``(likes + 2 prior) / (likes + dislikes + 2)``: a share of likes shrunk to the prior."""
-    return _logit((likes + 2 * prior) / (likes + dislikes + 2))
+    return logit((likes + 2 * prior) / (likes + dislikes + 2))
 
 
 def vote(fp: FittedProfiles, name: str, u: np.ndarray, i: np.ndarray, k: int, shrinkage: float, detail=False):
@@ -260,7 +256,7 @@ def fit_weights(terms: dict[str, np.ndarray], y: np.ndarray, names) -> Weights:
         )
     if not names:
         p = float(y.mean())
-        return Weights({}, float(_logit(p)), {}, 0.5)
+        return Weights({}, float(logit(p)), {}, 0.5)
     X = np.column_stack([terms[n] for n in names])
     coef, intercept = fit_logistic(X, y)
     w = Weights(
