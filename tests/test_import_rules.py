@@ -90,3 +90,23 @@ def test_no_package_cycle_but_the_known_one():
     for k, v in import_graph().items():
         graph.setdefault(pkg(k), set()).update(pkg(x) for x in v if pkg(x) != pkg(k))
     assert cycles(graph) == [["recsys.model", "recsys.present"]]
+
+
+def test_the_library_never_imports_a_face():
+    """``recsys.cli`` and ``recsys.service`` call the library; nothing of the library imports them
+    (``recsys.demo``, the demo command's own module, is a face too)."""
+    faces = ("recsys.cli", "recsys.service", "recsys.demo")
+    for module, imports in import_graph().items():
+        if not module.startswith(faces) and module != "recsys.__main__":
+            assert not {m for m in imports if m.startswith(faces)}, module
+
+
+def test_coclust_and_ingest_import_nothing_of_ours():
+    for package, other in (("coclust", "ingest"), ("ingest", "coclust")):
+        for path in (ROOT / package).rglob("*.py"):
+            names = {
+                n.module or ""
+                for n in ast.walk(ast.parse(path.read_text()))
+                if isinstance(n, ast.ImportFrom) and not n.level
+            } | {a.name for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Import) for a in n.names}
+            assert not {n for n in names if n.split(".")[0] in ("recsys", "experiments", "benchmarks", other)}, path
