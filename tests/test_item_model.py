@@ -226,7 +226,7 @@ def test_scores_of_a_few_items_are_the_full_scores(fitted):
 
 
 def test_profile_support_and_matches_match_their_definition(fitted):
-    from recsys.present.explain import profile_matches
+    from recsys.model.explanation import profile_matches
 
     fp = fitted[0].profiles_
     for u in range(0, fp.n_users, 3):

@@ -11,7 +11,7 @@ target item ``j``, with ``S_j = {i : c_ij > 0}`` and ``G = X'X``,
 the least-squares fit of item ``j``'s column from the columns of the items it shares a co-cluster
 with (EASE, Steck 2019, solves the same regression over every other item).  A user's score for
 item ``j`` is ``sum_i x_ui W[i, j]``: one contribution per item the user liked, each carried by the
-named co-clusters that hold both (:mod:`recsys.present.explain`).  ``W`` is sparse
+named co-clusters that hold both (:mod:`recsys.model.explanation`).  ``W`` is sparse
 (O(support)); ``G`` is taken over the items that have a support only, dense up to
 ``DENSE_GRAM_ITEMS`` of them (or when it may be a quarter full) and sparse beyond.
 

@@ -7,7 +7,7 @@ selective co-cluster says more than a large one); the similarity is the cosine o
 
     ``s(a, b) = sum_c w_c [a in c][b in c] / (n_a n_b)``,  ``n_a = sqrt(sum_c w_c [a in c])``,
 
-which is a sum over the shared co-clusters: :mod:`recsys.present.explain` splits every vote into the
+which is a sum over the shared co-clusters: :mod:`recsys.model.explanation` splits every vote into the
 co-clusters that carry it.  Each entity keeps its ``n_neighbours`` most similar others.
 
 A vote on pair ``(u, i)`` walks the anchor's neighbours in decreasing similarity, keeps the first

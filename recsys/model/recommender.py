@@ -513,12 +513,12 @@ class ProfileRecommender(Params):
         return Predictions(users, items, score, prediction.astype(str), covered, reason.astype(str))
 
     def predict(self, user, item, mode: str = "scored", threshold: float | None = None, unknown: str = "flag"):
-        """One prediction with its explanation (:class:`recsys.present.explain.Explanation`).
+        """One prediction with its explanation (:class:`recsys.model.explanation.Explanation`).
 
         An unknown user or item gives an uncovered prediction whose ``reason`` says so
         (``unknown="flag"``), or raises :class:`~recsys.errors.UnknownIdError` (``"raise"``).
         """
-        from ..present.explain import explain_prediction
+        from .explanation import explain_prediction
 
         if unknown not in ("flag", "raise"):
             raise ParameterError(f"unknown must be 'flag' or 'raise', got {unknown!r}")
@@ -544,7 +544,7 @@ class ProfileRecommender(Params):
         u = self.user_index(user)
         rated = fp.ratings.row(u) if exclude_rated else np.zeros(0, dtype=np.int64)
         if mode == "paper":
-            from ..present.explain import explain_paper_list
+            from .explanation import explain_paper_list
 
             cand = np.setdiff1d(np.arange(fp.n_items), rated)
             return explain_paper_list(self, u, cand, self.rank_items(u, cand, mode), n)
@@ -741,7 +741,7 @@ class ProfileRecommender(Params):
     def _item_list(self, person, rated: np.ndarray, n: int, probability) -> list[dict]:
         """The ``n`` best items of :meth:`list_key` with their reasons; ``probability(items)`` gives
         the like-probabilities shown when the lists do not blend them."""
-        from ..present.explain import explain_item_list
+        from .explanation import explain_item_list
 
         fp = self.profiles_
         listed = self.list_key(person, rated, n)
@@ -770,7 +770,7 @@ class ProfileRecommender(Params):
     def explain(self, user) -> dict:
         """The user's like and dislike profiles: attributes grouped by kind with the number of the
         user's co-clusters holding each, the movies, and the co-clusters' counts."""
-        from ..present.explain import explain_profile
+        from .explanation import explain_profile
 
         return explain_profile(self.profiles_, self.user_index(user))
 

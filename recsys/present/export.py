@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import ParameterError
 from ..files import atomic_open
-from .explain import explain_profile
+from ..model.explanation import explain_profile
 
 FORMATS = ("json", "csv")
 CSV_COLUMNS = ("user", "profile", "kind", "value", "coclusters")

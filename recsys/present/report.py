@@ -19,9 +19,9 @@ from .. import __version__
 from ..errors import ParameterError
 from ..files import atomic_open
 from ..files import plain as _plain
+from ..model.explanation import describe_cocluster, explain_profile
 from ..model.settings import DISLIKE, LIKE
 from .digest import digest
-from .explain import describe_cocluster, explain_profile
 from .html import environment, markup
 
 GRID_USERS, GRID_MOVIES, CELL = 10, 12, 16

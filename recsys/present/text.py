@@ -8,7 +8,7 @@ RELATION_COUNTS = ("users", "movies", "attributes", "features", "relations", "mo
 
 
 def explanation_lines(ex) -> list[str]:
-    """A prediction (:class:`~recsys.present.explain.Explanation`): verdict, score and cut-off,
+    """A prediction (:class:`~recsys.model.explanation.Explanation`): verdict, score and cut-off,
     the terms of the log-odds with the neighbours behind each vote, the profile matches."""
     verdict = ex.prediction.upper() if ex.covered else f"NO PREDICTION ({ex.reason})"
     lines = [f"user {ex.user}, {ex.item_name}: {verdict}"]

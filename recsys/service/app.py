@@ -286,7 +286,7 @@ def _known_user(served: Served, user: str):
 
 
 def _limited(profile: dict, limit: int) -> dict:
-    """A profile (:func:`recsys.present.explain.explain_profile`) with at most ``limit`` values per
+    """A profile (:func:`recsys.model.explanation.explain_profile`) with at most ``limit`` values per
     attribute kind and movies per side (the best supported first), and the full counts."""
     out, counts = dict(profile), {}
     for side in ("like", "dislike"):

@@ -1,5 +1,5 @@
-"""Explanations: the terms that make a score, the neighbours and co-clusters behind them, in
-readable form.
+"""Explanations: the terms that make a score, the neighbours and co-clusters behind them — the
+numbers, computed in the model (``recsys.present`` renders them as text, pages and files).
 
 A scored prediction's logit is ``intercept + sum_t w_t x_t``.  Its explanation lists
 
@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..files import plain as _plain
-from ..model.profiles import FittedProfiles
-from ..model.terms import ATTRIBUTE_TERMS, TERM, VOTE_TERMS, compute_terms, paper_scores, vote
+from .profiles import FittedProfiles
+from .terms import ATTRIBUTE_TERMS, TERM, VOTE_TERMS, compute_terms, paper_scores, vote
 
 EXAMPLES = 3  # movies shown per co-cluster
 
