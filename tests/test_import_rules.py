@@ -120,3 +120,18 @@ def test_coclust_and_ingest_import_nothing_of_ours():
                 if isinstance(n, ast.ImportFrom) and not n.level
             } | {a.name for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Import) for a in n.names}
             assert not {n for n in names if n.split(".")[0] in ("recsys", "experiments", "benchmarks", other)}, path
+
+
+def test_every_module_is_in_its_packages_table():
+    """The module tables of ``recsys.model``, ``recsys.present`` and ``recsys.evaluation`` name every
+    module (kernels by their pattern)."""
+    import importlib
+
+    for package in ("recsys.model", "recsys.present", "recsys.evaluation"):
+        doc = importlib.import_module(package).__doc__
+        folder = ROOT / package.replace(".", "/")
+        for path in folder.glob("*.py"):
+            name = path.stem
+            if name == "__init__" or (name.startswith("_") and ("_*_kernels" in doc or "_lookup" in doc)):
+                continue
+            assert f"``{name}``" in doc, f"{package}'s table lacks {name}"

@@ -3,20 +3,31 @@
 ``from recsys.model import ProfileRecommender`` is the public entry.  Importing this package
 loads numpy only (prediction from a saved model must start fast); fitting imports the rest.
 
-=====================  ==================================================================
-module                 what it holds
-=====================  ==================================================================
-``recommender``        :class:`ProfileRecommender`: fit / predict / recommend / explain
-``settings``           named choices and parameter presets (the paper's, the recommender's)
-``ratings``            accepted rating inputs, their checks, the held-out split, the baseline
-``learning``           :func:`fit_profiles`: vocabularies → relations → co-clusters → neighbours
-``profiles``           :class:`FittedProfiles`, :class:`CoClusters`: the learned arrays
-``terms``              the evidence terms of a score, their logistic weights, the paper's rule
-``neighbours``         co-cluster neighbourhoods and their votes
-``logistic``           the small L2 logistic regression of the weights
-``csr``, ``ids``       a numpy-only sparse matrix; raw ids ↔ indices
-``threads``            the cores the fit's parallel steps use
-=====================  ==================================================================
+=======================  ================================================================
+module                   what it holds
+=======================  ================================================================
+``recommender``          :class:`ProfileRecommender`: fit / predict / recommend / explain
+``settings``             named choices and parameter presets (the paper's, the recommender's)
+``ratings``              accepted rating inputs, their checks, the held-out split, the baseline
+``learning``             :func:`fit_profiles`: vocabularies → relations → co-clusters → neighbours
+``profiles``             :class:`FittedProfiles`, :class:`CoClusters`: the learned arrays
+``terms``                the evidence terms of a score, their logistic weights, the paper's rule
+``attributes``           what an item is, as evidence: the user–attribute relations as numbers
+``neighbours``           co-cluster neighbourhoods and their votes
+``logistic``             the small L2 logistic regression of the weights
+``item_model``           the co-cluster item model: item–item weights on co-clustered pairs
+``list_blend``           how a list ranks: item model, popularity, like-probability, weighed
+``batch``                lists for a block of people at once (the one path every list takes)
+``topn``                 top-N lists and their NDCG, one definition
+``fold_in``              a person never seen, folded in from their ratings without refitting
+``explanation``          an explanation's numbers: a score's terms, a vote's parts, a list's reasons
+``cluster``              where the fit's splittable steps run: threads, or a Dask cluster
+``memory``               the memory a fit will need, estimated before it starts
+``progress``             how a long step tells how far it is
+``csr``, ``ids``         a numpy-only sparse matrix; raw ids ↔ indices
+``threads``              the cores the fit's parallel steps use
+``_*_kernels``, ``_lookup``  compiled kernels (numba), imported on first use
+=======================  ================================================================
 """
 
 from .recommender import Predictions, ProfileRecommender, Ranking
