@@ -306,6 +306,44 @@ def _list_sentences(results: dict, folds: list) -> list[str]:
     return lines
 
 
+def readme_table(results: dict, folds: list) -> list[str]:
+    """The README's table, from the results (``tests/test_results_in_docs.py`` checks the README
+    holds exactly these lines): five-fold means, and for the lists the product minus each with the
+    interval of the mean over folds (users resampled within folds) where the results keep per-user
+    figures."""
+    ndcg = lambda m: _mean(results, folds, lambda r: r["topn"]["methods"][m]["ndcg@10"])  # noqa: E731
+    control = lambda m: _mean(results, folds, lambda r: r["topn"]["controls"][m]["ndcg@10"])  # noqa: E731
+    auc = lambda m: _mean(results, folds, lambda r: r["methods"][m]["auc_full"])  # noqa: E731
+    pooled = pooled_list_interval(results, folds)
+
+    def diff(m: str) -> str:
+        c = pooled.get(m)
+        return f"{c['diff']:+.4f} [{c['diff_ci'][0]:+.4f}, {c['diff_ci'][1]:+.4f}]" if c else "—"
+
+    controls = results[folds[0]]["topn"].get("controls", {})
+    rows = [
+        "| five-fold mean | top-10 NDCG | product − it (95 %) | like/dislike AUC |",
+        "|---|---|---|---|",
+        f"| the product (co-cluster item model, blended; profile model) | **{ndcg('profile'):.4f}** | | "
+        f"**{auc('profile'):.4f}** |",
+        f"| EASE (cornac), tuned | {ndcg('ease'):.4f} | {diff('ease')} | |",
+        f"| iALS (implicit), tuned | {ndcg('ials'):.4f} | {diff('ials')} | |",
+    ]
+    for name, text in (("ease_blend", "EASE + the product's blend"), ("ials_blend", "iALS + the product's blend"),
+                       ("item_model_blend", "the co-cluster item model + the same blend")):  # fmt: skip
+        if name in controls:
+            rows.append(f"| {text} | {control(name):.4f} | {diff(name)} | |")
+    others = ("rp3beta", "itemknn", "bpr", "popularity")
+    rows += [
+        "| RP3beta / ItemKNN / BPR / most popular | " + " / ".join(f"{ndcg(m):.4f}" for m in others) + " | | |",
+        "| attribute logistic regression / Surprise SVD / KNNBaseline | | | "
+        + " / ".join(f"{auc(m):.4f}" for m in ("attribute_logistic", "svd", "knn_baseline"))
+        + " |",
+        f"| the paper's rule | | | {auc('profile_paper'):.4f} |",
+    ]
+    return rows
+
+
 def _mean(results: dict, folds: list, path) -> float:
     """The mean over folds of ``path(result of a fold)`` (NaN where a fold lacks it)."""
     values = []

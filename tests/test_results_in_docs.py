@@ -71,3 +71,14 @@ def test_the_benchmark_table_is_the_results_file():
             f"{run['auc']:.4f}" if measured else "not measured",
             " / ".join(_ndcg(run, m) if (m != "product" or measured) else "—" for m in ("product", *PEERS)),
         ], cells[0]
+
+
+def test_the_readme_movielens_table_is_the_results_file():
+    """The README's MovieLens table is :func:`experiments.movielens.readme_table` of the results
+    file, line for line."""
+    from experiments.movielens import readme_table
+
+    payload = json.loads((ROOT / "experiments/results/movielens.json").read_text())
+    lines = readme_table(payload["results"], payload["folds"])
+    readme = (ROOT / "README.md").read_text()
+    assert "\n".join(lines) + "\n" in readme
