@@ -3,7 +3,8 @@
 FastAPI because the requests' shapes are declared once (pydantic) and give both the checks — a
 wrong type, a missing field or malformed JSON is a 422 naming the field — and the OpenAPI schema
 at ``/openapi.json``; uvicorn serves it.  The model is loaded once per worker process and only
-read; the routes are plain functions, run in the server's thread pool.
+read; the routes are module-level functions of :data:`router` that read the served model from
+``request.app.state`` (:func:`create_app` builds the application around them).
 
 Errors are JSON ``{"detail": …}``: 404 for an unknown user or item (naming it), 422 for a bad
 value (naming the field), 413 for a body over ``max_body`` bytes, 403 for a reload not allowed,
@@ -24,7 +25,7 @@ from typing import Annotated
 import anyio
 import numpy as np
 import orjson
-from fastapi import FastAPI, Header, Query, Request
+from fastapi import APIRouter, FastAPI, Header, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -115,22 +116,15 @@ class Reload(BaseModel):
 
 
 def create_app(settings: Settings) -> FastAPI:
-    """The application serving ``settings.model``."""
-    slot = ModelSlot(settings.model, settings.control)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI):
-        # Only reloads and report pages run in threads; they hold the GIL nearly all the time, so
-        # more threads than cores would only interleave them.
-        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
-        yield
-
+    """The application serving ``settings.model``: the routes of :data:`router` (and ``/docs``
+    when ``settings.docs``), behind the limits and headers of the service, reading the model and
+    the settings from ``app.state``."""
     # The answers are computed on the event loop (``async def`` routes that never await): a
     # worker computes one at a time, in arrival order, with no hand-over of the GIL between the
     # loop and a thread pool — which, measured, cost a third of the throughput and most of the
     # tail.  Reloads and report pages, which take longer, run in the thread pool.
     app = FastAPI(
-        lifespan=lifespan,
+        lifespan=_lifespan,
         # FastAPI's /docs and /redoc pull their scripts from a public CDN: the service draws its own
         docs_url=None,
         redoc_url=None,
@@ -146,110 +140,140 @@ def create_app(settings: Settings) -> FastAPI:
         app.add_middleware(RecycleConnections, max_requests=settings.requests_per_connection)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts), www_redirect=False)
     app.add_middleware(SecurityHeaders)  # the outermost: on every answer, refusals included
-    app.state.slot = slot
+    app.state.slot = ModelSlot(settings.model, settings.control)
+    app.state.settings = settings
     _errors(app)
-
-    @app.get("/health", tags=["service"], responses=_answers())
-    async def health() -> dict:
-        """The model answering (id, commit of the code that trained it, data) and its counts."""
-        return Json(slot.current().health())
-
-    @app.get("/items", tags=["items"], responses=_answers())
-    async def items(q: Annotated[str, Query(max_length=200)] = "", limit: Annotated[int, Query(ge=1, le=MAX_N)] = 20):
-        """Items whose title (or id) contains ``q`` (any case), the most rated first."""
-        return Json(_search(slot.current(), q, limit))
-
-    @app.get("/items/starters", tags=["items"], responses=_answers())
-    async def starters(limit: Annotated[int, Query(ge=1, le=STARTERS)] = 12):
-        """Popular items of varied genres, most rated first: what a new person rates first."""
-        served = slot.current()
-        return Json({"items": [_item(served, i) for i in served.starters[:limit]]})
-
-    @app.get("/users/{user}/recommendations", tags=["users"], responses=_answers(404))
-    async def recommendations(user: str, n: Annotated[int, Query(ge=1, le=MAX_N)] = 10) -> dict:
-        """The user's ``n`` best unrated items, each with the contributions that make its score;
-        ``digest``: the same list as a person reads it (each item's heaviest terms, the rest summed,
-        the groups they name once)."""
-        served = slot.current()
-        recs = served.model.recommend(user, n)
-        return Json({"user": _known_user(served, user), "model": served.model_id, "recommendations": recs,
-                     "digest": digest(recs)})  # fmt: skip
-
-    @app.get("/users/{user}/items/{item}", tags=["users"], responses=_answers(404))
-    async def prediction(user: str, item: str) -> dict:
-        """Like-probability, verdict and the terms of the score of one (user, item)."""
-        served = slot.current()
-        fp, explained = served.model.profiles_, served.model.predict(user, item, unknown="raise").to_dict()
-        ids = {"user": _known_user(served, user), "item": fp.items[served.model.item_index(item)].item()}
-        return Json({"model": served.model_id, **explained, **ids})
-
-    @app.get("/users/{user}/profile", tags=["users"], responses=_answers(404))
-    async def profile(user: str, limit: Annotated[int, Query(ge=1, le=10_000)] = 50) -> dict:
-        """The user's like and dislike profiles and strongest co-clusters: the ``limit`` best
-        supported values of each attribute kind and movies of each side, and how many there are
-        in all (``counts``)."""
-        served = slot.current()
-        return Json({"model": served.model_id, **_limited(served.model.explain(user), limit)})
-
-    @app.post("/recommendations", tags=["new people"], responses=_answers(413))
-    async def new_person(person: NewPerson) -> dict:
-        """The list of a person the model has never seen, from their ratings (no refit); rated
-        items are never listed; items the model does not know are returned in ``ignored``;
-        ``digest`` as for a known user's list."""
-        served = slot.current()
-        ratings, ignored = _checked_ratings(served, person)
-        if not ratings:
-            raise _invalid(("body", "ratings"), "none of the rated items is in the model (see GET /items)")
-        recs = served.model.recommend_for(ratings, person.n)
-        return Json({"model": served.model_id, "ignored": ignored, "recommendations": recs,
-                     "digest": digest(recs)})  # fmt: skip
-
-    @app.post("/admin/reload", tags=["service"], responses=_answers(403, 413))
-    def reload(body: Reload, request: Request, authorization: Annotated[str | None, Header()] = None) -> dict:
-        """Load another model directory and answer with it; requests in flight finish on the old
-        one, and a broken directory is refused (422) with the old model kept.  With an admin token,
-        allowed with ``Authorization: Bearer TOKEN``; without one, only from the same machine to a
-        server bound to a loopback address and not behind a proxy."""
-        _check_admin(settings, request, authorization)
-        try:
-            served = slot.reload(body.path)
-        except ModelFileError as exc:
-            raise _invalid(("body", "path"), f"{exc}; still serving model {slot.current().model_id}") from None
-        return Json(served.health())
-
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    async def page() -> str:
-        from ..present.html import environment
-
-        served = slot.current()
-        lo, hi = _scale(served)
-        return environment().get_template("service.html.j2").render(
-            version=__version__, model_id=served.model_id, n_items=int(served.model.profiles_.n_items),
-            low=lo, high=hi, max_n=MAX_N, docs=settings.docs,
-        )  # fmt: skip
-
-    @app.get("/page.js", include_in_schema=False)
-    async def page_script() -> Response:
-        # a file, not an inline script: the pages' Content-Security-Policy runs no inline script
-        return Response(_page_script(), media_type="text/javascript; charset=utf-8")
-
+    app.include_router(router)
     if settings.docs:
-
-        @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
-        async def docs() -> str:
-            from ..present.html import environment
-
-            return environment().get_template("api.html.j2").render(version=__version__, **api_reference(app.openapi()))
-
-    @app.get("/users/{user}/report", response_class=HTMLResponse, tags=["users"], responses=_answers(404))
-    def report(user: str) -> str:
-        """The user's HTML report (profile, co-clusters, list with reasons, evidence chart)."""
-        from ..present.report import render_user
-
-        served = slot.current()
-        return render_user(served.model, user, model_path=f"model {served.model_id}")
-
+        app.add_api_route("/docs", docs, response_class=HTMLResponse, include_in_schema=False)
     return app
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app: FastAPI):
+    # Only reloads and report pages run in threads; they hold the GIL nearly all the time, so
+    # more threads than cores would only interleave them.
+    anyio.to_thread.current_default_thread_limiter().total_tokens = app.state.settings.threads
+    yield
+
+
+def _served(request: Request) -> Served:
+    """The model this request is answered with, taken once (see :class:`ModelSlot`)."""
+    return request.app.state.slot.current()
+
+
+router = APIRouter()
+
+
+@router.get("/health", tags=["service"], responses=_answers())
+async def health(request: Request) -> dict:
+    """The model answering (id, commit of the code that trained it, data) and its counts."""
+    return Json(_served(request).health())
+
+
+@router.get("/items", tags=["items"], responses=_answers())
+async def items(request: Request, q: Annotated[str, Query(max_length=200)] = "",
+                limit: Annotated[int, Query(ge=1, le=MAX_N)] = 20):  # fmt: skip
+    """Items whose title (or id) contains ``q`` (any case), the most rated first."""
+    return Json(_search(_served(request), q, limit))
+
+
+@router.get("/items/starters", tags=["items"], responses=_answers())
+async def starters(request: Request, limit: Annotated[int, Query(ge=1, le=STARTERS)] = 12):
+    """Popular items of varied genres, most rated first: what a new person rates first."""
+    served = _served(request)
+    return Json({"items": [_item(served, i) for i in served.starters[:limit]]})
+
+
+@router.get("/users/{user}/recommendations", tags=["users"], responses=_answers(404))
+async def recommendations(request: Request, user: str, n: Annotated[int, Query(ge=1, le=MAX_N)] = 10) -> dict:
+    """The user's ``n`` best unrated items, each with the contributions that make its score;
+    ``digest``: the same list as a person reads it (each item's heaviest terms, the rest summed,
+    the groups they name once)."""
+    served = _served(request)
+    recs = served.model.recommend(user, n)
+    return Json({"user": _known_user(served, user), "model": served.model_id, "recommendations": recs,
+                 "digest": digest(recs)})  # fmt: skip
+
+
+@router.get("/users/{user}/items/{item}", tags=["users"], responses=_answers(404))
+async def prediction(request: Request, user: str, item: str) -> dict:
+    """Like-probability, verdict and the terms of the score of one (user, item)."""
+    served = _served(request)
+    fp, explained = served.model.profiles_, served.model.predict(user, item, unknown="raise").to_dict()
+    ids = {"user": _known_user(served, user), "item": fp.items[served.model.item_index(item)].item()}
+    return Json({"model": served.model_id, **explained, **ids})
+
+
+@router.get("/users/{user}/profile", tags=["users"], responses=_answers(404))
+async def profile(request: Request, user: str, limit: Annotated[int, Query(ge=1, le=10_000)] = 50) -> dict:
+    """The user's like and dislike profiles and strongest co-clusters: the ``limit`` best
+    supported values of each attribute kind and movies of each side, and how many there are
+    in all (``counts``)."""
+    served = _served(request)
+    return Json({"model": served.model_id, **_limited(served.model.explain(user), limit)})
+
+
+@router.post("/recommendations", tags=["new people"], responses=_answers(413))
+async def new_person(request: Request, person: NewPerson) -> dict:
+    """The list of a person the model has never seen, from their ratings (no refit); rated
+    items are never listed; items the model does not know are returned in ``ignored``;
+    ``digest`` as for a known user's list."""
+    served = _served(request)
+    ratings, ignored = _checked_ratings(served, person)
+    if not ratings:
+        raise _invalid(("body", "ratings"), "none of the rated items is in the model (see GET /items)")
+    recs = served.model.recommend_for(ratings, person.n)
+    return Json({"model": served.model_id, "ignored": ignored, "recommendations": recs, "digest": digest(recs)})
+
+
+@router.post("/admin/reload", tags=["service"], responses=_answers(403, 413))
+def reload(body: Reload, request: Request, authorization: Annotated[str | None, Header()] = None) -> dict:
+    """Load another model directory and answer with it; requests in flight finish on the old
+    one, and a broken directory is refused (422) with the old model kept.  With an admin token,
+    allowed with ``Authorization: Bearer TOKEN``; without one, only from the same machine to a
+    server bound to a loopback address and not behind a proxy."""
+    slot = request.app.state.slot
+    _check_admin(request.app.state.settings, request, authorization)
+    try:
+        served = slot.reload(body.path)
+    except ModelFileError as exc:
+        raise _invalid(("body", "path"), f"{exc}; still serving model {slot.current().model_id}") from None
+    return Json(served.health())
+
+
+@router.get("/", response_class=HTMLResponse, include_in_schema=False)
+async def page(request: Request) -> str:
+    from ..present.html import environment
+
+    served = _served(request)
+    lo, hi = _scale(served)
+    return environment().get_template("service.html.j2").render(
+        version=__version__, model_id=served.model_id, n_items=int(served.model.profiles_.n_items),
+        low=lo, high=hi, max_n=MAX_N, docs=request.app.state.settings.docs,
+    )  # fmt: skip
+
+
+@router.get("/page.js", include_in_schema=False)
+async def page_script() -> Response:
+    # a file, not an inline script: the pages' Content-Security-Policy runs no inline script
+    return Response(_page_script(), media_type="text/javascript; charset=utf-8")
+
+
+async def docs(request: Request) -> str:
+    """The API's reference page (registered only when the settings ask for docs)."""
+    from ..present.html import environment
+
+    return environment().get_template("api.html.j2").render(version=__version__, **api_reference(request.app.openapi()))
+
+
+@router.get("/users/{user}/report", response_class=HTMLResponse, tags=["users"], responses=_answers(404))
+def report(request: Request, user: str) -> str:
+    """The user's HTML report (profile, co-clusters, list with reasons, evidence chart)."""
+    from ..present.report import render_user
+
+    served = _served(request)
+    return render_user(served.model, user, model_path=f"model {served.model_id}")
 
 
 def _errors(app: FastAPI) -> None:
