@@ -78,3 +78,17 @@ def test_every_hint_names_an_option_of_its_command(files, argv):
     assert message.startswith("error: ") and "Traceback" not in message
     named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", message))
     assert named <= _options(argv[0]), f"{message!r} names {named - _options(argv[0])}"
+
+
+def test_serve_hands_every_option_to_the_service_by_name(monkeypatch, tmp_path):
+    """``recsys serve``'s options are :func:`recsys.service.run.run`'s arguments, one for one."""
+    import inspect
+
+    import recsys.service.run as service_run
+
+    got, wanted = {}, set(inspect.signature(service_run.run).parameters)
+    monkeypatch.setattr(service_run, "run", lambda model_dir, **kw: got.update(model_dir=model_dir, **kw))
+    res = runner.invoke(app, ["serve", str(tmp_path), "--port", "0", "--workers", "2", "--no-docs"])
+    assert res.exit_code == 0, res.output
+    assert set(got) == wanted
+    assert got["port"] == 0 and got["workers"] == 2 and got["docs"] is False and got["model_dir"] == tmp_path

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 
 from ..errors import ParameterError
+from . import serving
 from .base import StepProgress, app, echo_lines, notes, progress, user_errors
 from .options import (
     DATA,
@@ -421,69 +422,28 @@ def demo(
 @user_errors
 def serve(
     model_dir: Path = MODEL_DIR,
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
-    port: int = typer.Option(8000, "--port", help="Port to listen on."),
-    workers: int = typer.Option(1, "--workers", help="Worker processes (each loads the model once)."),
-    admin_token: str = typer.Option(
-        None,
-        "--admin-token",
-        envvar="RECSYS_ADMIN_TOKEN",
-        help="Allow POST /admin/reload with 'Authorization: Bearer TOKEN'.",
-        show_default="none: reloads from loopback only",
-    ),
-    max_body: int = typer.Option(1_000_000, "--max-body", help="Largest request body in bytes (413 above)."),
-    requests_per_connection: int = typer.Option(
-        100,
-        "--requests-per-connection",
-        help="Close a kept-alive connection after this many answers, so that the workers share the load (0: never).",
-    ),
-    forwarded_allow_ips: str = typer.Option(
-        None,
-        "--forwarded-allow-ips",
-        help="Proxies (comma-separated addresses, '*' any) whose X-Forwarded-For names the client. "
-        "A server behind a proxy reloads only with --admin-token.",
-        show_default="none",
-    ),
-    allowed_hosts: list[str] = typer.Option(
-        None,
-        "--allowed-hosts",
-        help="Names the Host header may carry besides localhost, the loopback addresses and --host "
-        "(repeat or comma-separate; '*.example.org' for subdomains, '*' for any). Others get 400.",
-    ),
-    header_timeout: float = typer.Option(
-        5.0, "--header-timeout", help="Seconds a request's headers may take to arrive."
-    ),
-    body_timeout: float = typer.Option(
-        5.0, "--body-timeout", help="Seconds a request's body may take to arrive after its headers."
-    ),
-    limit_concurrency: int = typer.Option(
-        200, "--limit-concurrency", help="Connections and requests at once in one worker before 503s."
-    ),
-    docs: bool = typer.Option(True, "--docs/--no-docs", help="Serve the API's reference at /docs and /openapi.json."),
+    host: str = serving.HOST,
+    port: int = serving.PORT,
+    workers: int = serving.WORKERS,
+    admin_token: str = serving.ADMIN_TOKEN,
+    max_body: int = serving.MAX_BODY,
+    requests_per_connection: int = serving.REQUESTS_PER_CONNECTION,
+    forwarded_allow_ips: str = serving.FORWARDED_ALLOW_IPS,
+    allowed_hosts: list[str] = serving.ALLOWED_HOSTS,
+    header_timeout: float = serving.HEADER_TIMEOUT,
+    body_timeout: float = serving.BODY_TIMEOUT,
+    limit_concurrency: int = serving.LIMIT_CONCURRENCY,
+    docs: bool = serving.DOCS,
     quiet: bool = QUIET,
 ) -> None:
     """Serve MODEL over HTTP: JSON endpoints, their reference at /docs, and a page to rate movies.
 
     At / a new person rates a few movies and sees their list with its reasons. Behind a reverse
     proxy: see docs/serving.md."""
+    options = dict(locals())  # every option of the command is an argument of run, by the same name
     from ..service.run import run
 
-    run(
-        model_dir,
-        host=host,
-        port=port,
-        workers=workers,
-        admin_token=admin_token,
-        max_body=max_body,
-        requests_per_connection=requests_per_connection,
-        forwarded_allow_ips=forwarded_allow_ips,
-        allowed_hosts=allowed_hosts,
-        header_timeout=header_timeout,
-        body_timeout=body_timeout,
-        limit_concurrency=limit_concurrency,
-        docs=docs,
-        quiet=quiet,
-    )
+    run(options.pop("model_dir"), **options)
 
 
 def _file_safe(text: str) -> str:

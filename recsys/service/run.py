@@ -39,30 +39,11 @@ def run(
     header may carry besides the loopback names and ``host``; ``header_timeout`` and
     ``body_timeout``: seconds a request's headers and then its body may take to arrive;
     ``limit_concurrency``: connections and requests at once in one worker before 503s."""
-    try:
-        import fastapi  # noqa: F401
-        import httptools  # noqa: F401  (the protocol the deadlines are set on)
-        import uvicorn
-    except ImportError as exc:
-        raise ParameterError(f"recsys serve needs {exc.name}: pip install 'hblcoclust[serve]'") from None
-
+    uvicorn = _serve_extra()
     from .app import Settings, create_app
-    from .deadlines import DeadlineProtocol
     from .slot import Served
 
-    if workers < 1:
-        raise ParameterError(f"--workers must be at least 1, got {workers}")
-    if max_body < 1_000:
-        raise ParameterError(f"--max-body must be at least 1000 bytes, got {max_body}")
-    if requests_per_connection < 0:
-        raise ParameterError(f"--requests-per-connection must be 0 (never) or more, got {requests_per_connection}")
-    if not 0 <= port <= 65535:
-        raise ParameterError(f"--port must be between 0 and 65535, got {port}")
-    for name, seconds in (("--header-timeout", header_timeout), ("--body-timeout", body_timeout)):
-        if not 0 < seconds <= 3600:
-            raise ParameterError(f"{name} must be between 0 and 3600 seconds, got {seconds:g}")
-    if limit_concurrency < 1:
-        raise ParameterError(f"--limit-concurrency must be at least 1, got {limit_concurrency}")
+    _check_options(port, workers, max_body, requests_per_connection, header_timeout, body_timeout, limit_concurrency)
     hosts = _allowed_hosts(host, allowed_hosts)
     control_dir = tempfile.mkdtemp(prefix="recsys-serve-")
     settings = Settings(
@@ -76,18 +57,7 @@ def run(
         allowed_hosts=hosts,
         docs=docs,
     )
-    # uvicorn believes X-Forwarded-For from FORWARDED_ALLOW_IPS (127.0.0.1 unless set) by default:
-    # the client's address is the proxy's word only when --forwarded-allow-ips names the proxy
-    server = {
-        "host": host,
-        "port": port,
-        "log_level": "warning" if quiet else "info",
-        "proxy_headers": bool(forwarded_allow_ips),
-        "forwarded_allow_ips": forwarded_allow_ips or "",
-        "limit_concurrency": limit_concurrency,
-        "http": functools.partial(DeadlineProtocol, header_timeout=header_timeout, body_timeout=body_timeout),
-        "server_header": False,
-    }
+    server = _uvicorn_options(host, port, quiet, forwarded_allow_ips, limit_concurrency, header_timeout, body_timeout)
     try:
         # a broken model is one error line, before anything listens: one worker loads it here for
         # good; several load their own, so it is only checked here
@@ -100,6 +70,69 @@ def run(
             uvicorn.run("recsys.service.app:from_environment", factory=True, workers=workers, **server)
     finally:
         shutil.rmtree(control_dir, ignore_errors=True)
+
+
+def _serve_extra():
+    """uvicorn, once the serve extra is known to be installed (a :class:`ParameterError` saying how
+    to install it otherwise)."""
+    try:
+        import fastapi  # noqa: F401
+        import httptools  # noqa: F401  (the protocol the deadlines are set on)
+        import uvicorn
+    except ImportError as exc:
+        raise ParameterError(f"recsys serve needs {exc.name}: pip install 'hblcoclust[serve]'") from None
+    return uvicorn
+
+
+def _check_options(
+    port: int,
+    workers: int,
+    max_body: int,
+    requests_per_connection: int,
+    header_timeout: float,
+    body_timeout: float,
+    limit_concurrency: int,
+) -> None:
+    """A :class:`ParameterError` naming the first option out of its range."""
+    if workers < 1:
+        raise ParameterError(f"--workers must be at least 1, got {workers}")
+    if max_body < 1_000:
+        raise ParameterError(f"--max-body must be at least 1000 bytes, got {max_body}")
+    if requests_per_connection < 0:
+        raise ParameterError(f"--requests-per-connection must be 0 (never) or more, got {requests_per_connection}")
+    if not 0 <= port <= 65535:
+        raise ParameterError(f"--port must be between 0 and 65535, got {port}")
+    for name, seconds in (("--header-timeout", header_timeout), ("--body-timeout", body_timeout)):
+        if not 0 < seconds <= 3600:
+            raise ParameterError(f"{name} must be between 0 and 3600 seconds, got {seconds:g}")
+    if limit_concurrency < 1:
+        raise ParameterError(f"--limit-concurrency must be at least 1, got {limit_concurrency}")
+
+
+def _uvicorn_options(
+    host: str,
+    port: int,
+    quiet: bool,
+    forwarded_allow_ips: str | None,
+    limit_concurrency: int,
+    header_timeout: float,
+    body_timeout: float,
+) -> dict:
+    """uvicorn's settings.  uvicorn believes X-Forwarded-For from FORWARDED_ALLOW_IPS (127.0.0.1
+    unless set) by default: here the client's address is the proxy's word only when
+    --forwarded-allow-ips names the proxy."""
+    from .deadlines import DeadlineProtocol
+
+    return {
+        "host": host,
+        "port": port,
+        "log_level": "warning" if quiet else "info",
+        "proxy_headers": bool(forwarded_allow_ips),
+        "forwarded_allow_ips": forwarded_allow_ips or "",
+        "limit_concurrency": limit_concurrency,
+        "http": functools.partial(DeadlineProtocol, header_timeout=header_timeout, body_timeout=body_timeout),
+        "server_header": False,
+    }
 
 
 def _check_free(host: str, port: int) -> None:
