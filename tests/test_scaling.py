@@ -13,7 +13,7 @@ from recsys.errors import ParameterError
 from recsys.model import ProfileRecommender
 from recsys.model import neighbours as nbmod
 from recsys.model.csr import Csr
-from recsys.model.learning import add_ratings, fit_profiles, most_selective
+from recsys.model.learning import Learning, add_ratings, fit_profiles, most_selective
 from recsys.model.settings import COCLUSTERS_PER_USER, ITEM_L2_REFERENCE_LIKES
 
 
@@ -119,19 +119,20 @@ def _held(model, ratings):
 
 def test_the_budget_bounds_each_users_coclusters(data):
     train, _, attrs, items = data
-    fp, report = fit_profiles(train, attrs, items, like_params=FAST, dislike_params=FAST, item_l2=None, user_budget=3)
+    budgeted = Learning(like_params=FAST, dislike_params=FAST, item_l2=None, user_budget=3)
+    fp, report = fit_profiles(train, attrs, items, budgeted)
     for side in ("like", "dislike"):
         assert fp.coclusters(side).of_user.lengths.max() <= 3
         assert (fp.coclusters(side).users.lengths >= FAST["min_rows"]).all()
         assert report[f"{side}_budget"]["per_user"] == 3
-    free, _ = fit_profiles(train, attrs, items, like_params=FAST, dislike_params=FAST, item_l2=None)
+    free, _ = fit_profiles(train, attrs, items, Learning(like_params=FAST, dislike_params=FAST, item_l2=None))
     assert free.like.of_user.lengths.max() > 3  # the budget did bind
     assert COCLUSTERS_PER_USER >= 100
 
 
 def test_add_ratings_refuses_strangers(data):
     train, _, attrs, items = data
-    fp, _ = fit_profiles(train.iloc[:-50], attrs, items, like_params=FAST, dislike_params=FAST, item_l2=None)
+    fp, _ = fit_profiles(train.iloc[:-50], attrs, items, Learning(like_params=FAST, dislike_params=FAST, item_l2=None))
     stranger = train.iloc[:1].assign(user=10_000)
     with pytest.raises(ValueError, match="not fitted with"):
         add_ratings(fp, stranger)

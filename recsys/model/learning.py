@@ -49,35 +49,13 @@ from .settings import RECOMMENDER_PARAMS, SIDES
 from .threads import cores, in_threads
 
 
-def fit_profiles(
-    ratings,
-    item_attributes=None,
-    items=None,
-    *,
-    like_threshold: float = 2.0,
-    features: str = "movies",
-    like_params: dict | None = None,
-    dislike_params: dict | None = None,
-    n_neighbours: int = 200,
-    neighbours: str = "coclusters",
-    item_l2: float | None = 400.0,
-    item_support: str = "coclusters",
-    residual_model: bool = False,
-    random_state: int = 0,
-    progress=None,
-    universe=None,
-    user_budget: int | None = None,
-    max_partners: int | None = None,
-) -> tuple[FittedProfiles, dict]:
-    """Learn the profiles of ``ratings`` (``user, item, rating``).
+@dataclass(frozen=True)
+class Learning:
+    """What :func:`fit_profiles` learns, and how (built by
+    :class:`~recsys.model.ProfileRecommender` from its parameters and the scaling rules).
 
     Parameters
     ----------
-    ratings : DataFrame
-        Training ratings, one per (user, item).
-    item_attributes : DataFrame with columns ``item, kind, value``, optional
-    items : DataFrame with columns ``item, title``, optional
-        Display titles.
     like_threshold : float
         A rating above it is a like (the paper: 2).
     features : {"movies", "all", "attributes"}
@@ -99,11 +77,6 @@ def fit_profiles(
         Also learn item weights on the rating residuals (the ``item_residuals`` evidence).
     random_state : int
         Seeds the co-clustering and the random support.
-    progress : callable, optional
-        Called with a one-line message as each step starts.
-    universe : DataFrame, optional
-        Ratings whose users and items make the vocabularies (default: ``ratings``): a superset
-        of ``ratings``, so that :func:`add_ratings` can later add the rest without re-indexing.
     user_budget : int, optional
         Each user stays in at most this many co-clusters of each side, those with the fewest
         users (the most selective; :func:`most_selective`).  Unbounded by default.
@@ -111,12 +84,32 @@ def fit_profiles(
         The item model's weights of an item use at most this many partners, those it shares the
         most likes with (:func:`~recsys.model.item_model.capped_support`); the residual model
         uses the same pairs.  Unbounded by default (but for the solves' flop budget).
-
-    Returns
-    -------
-    (FittedProfiles, dict)
-        The profiles and a report: co-cluster and relation counts, step timings.
     """
+
+    like_threshold: float = 2.0
+    features: str = "movies"
+    like_params: dict | None = None
+    dislike_params: dict | None = None
+    n_neighbours: int = 200
+    neighbours: str = "coclusters"
+    item_l2: float | None = 400.0
+    item_support: str = "coclusters"
+    residual_model: bool = False
+    random_state: int = 0
+    user_budget: int | None = None
+    max_partners: int | None = None
+
+
+def fit_profiles(ratings, item_attributes=None, items=None, learning: Learning | None = None, *, progress=None,
+                 universe=None) -> tuple[FittedProfiles, dict]:  # fmt: skip
+    """Learn the profiles of ``ratings`` (``user, item, rating``; one per pair) as ``learning``
+    says (default :class:`Learning`), with the attributes ``item_attributes`` (``item, kind,
+    value``) and display titles ``items`` (``item, title``), both optional.  ``progress`` is called
+    with a one-line message as each step starts.  ``universe``: ratings whose users and items make
+    the vocabularies (default: ``ratings``), a superset of ``ratings``, so that :func:`add_ratings`
+    can later add the rest without re-indexing.  Returns the profiles and a report: co-cluster and
+    relation counts, step timings."""
+    how = learning or Learning()
     say = progress or (lambda message: None)
     check_ratings(ratings)
     timings: dict = {}
@@ -125,21 +118,23 @@ def fit_profiles(
         vocab = _Vocabulary.of(ratings, item_attributes, items, universe)
     with _timed(timings, "relations"):
         say(f"relations of {len(ratings):,} ratings")
-        rel = _RelationColumns.of(ratings, vocab, like_threshold)
-    report = {"relations": rel.summary, "features": features}
+        rel = _RelationColumns.of(ratings, vocab, how.like_threshold)
+    report = {"relations": rel.summary, "features": how.features}
     coclusters = {}
-    for side, params in zip(SIDES, (like_params, dislike_params), strict=True):
+    for side, params in zip(SIDES, (how.like_params, how.dislike_params), strict=True):
         with _timed(timings, f"cocluster_{side}"):
-            coclusters[side] = _cocluster(side, rel, vocab, features, params, random_state, report, say, user_budget)
+            coclusters[side] = _cocluster(side, rel, vocab, how.features, params, how.random_state, report, say,
+                                          how.user_budget)  # fmt: skip
     with _timed(timings, "neighbours"):
         say("neighbourhoods")
-        nbrs = _neighbourhoods(coclusters, vocab, neighbours, n_neighbours, like_threshold, say)
-    fp = vocab.profiles(coclusters, nbrs, like_threshold, features, user_budget or 0)
-    if item_l2 is not None:
+        nbrs = _neighbourhoods(coclusters, vocab, how.neighbours, how.n_neighbours, how.like_threshold, say)
+    fp = vocab.profiles(coclusters, nbrs, how.like_threshold, how.features, how.user_budget or 0)
+    if how.item_l2 is not None:
         with _timed(timings, "item_model"):
-            fp = _item_model(fp, item_l2, item_support, residual_model, random_state, say, max_partners)
+            fp = _item_model(fp, how.item_l2, how.item_support, how.residual_model, how.random_state, say,
+                             how.max_partners)  # fmt: skip
         pairs = fp.pair_support.nnz
-        report["item_model"] = {"support_pairs": int(pairs), "l2": float(item_l2),
+        report["item_model"] = {"support_pairs": int(pairs), "l2": float(how.item_l2),
                                 "support_share": pairs / max(fp.n_items * (fp.n_items - 1), 1)}  # fmt: skip
     timings["total"] = time.perf_counter() - t0
     report["timings"] = timings

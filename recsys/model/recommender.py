@@ -8,8 +8,10 @@ and the item model's sums: a person's fold-in, votes and row sums are compiled
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +38,9 @@ from .settings import (
     RECOMMENDER_PARAMS,
     SCALINGS,
 )
+
+if TYPE_CHECKING:
+    from .learning import Learning
 from .terms import (
     ATTRIBUTE_TERMS,
     GROUPS,
@@ -315,36 +320,21 @@ class ProfileRecommender(Params):
         ratings = as_ratings_frame(ratings)
         say = progress or (lambda message: None)
         t0 = time.perf_counter()
-        kwargs = dict(
-            like_threshold=float(self.like_threshold),
-            features=self.features,
-            like_params=self.like_params,
-            dislike_params=self.dislike_params,
-            n_neighbours=int(self.n_neighbours),
-            neighbours=self.neighbours,
-            random_state=self.random_state,
-        )
-        if not scored:
-            kwargs["n_neighbours"] = 0  # the paper's rule reads the co-clusters only
-            self.profiles_, self.report_ = fit_profiles(ratings, item_attributes, items, progress=say, item_l2=None,
-                                                        **kwargs)  # fmt: skip
+        learning = self._learning()
+        if not scored:  # the paper's rule reads the co-clusters only: no neighbours, no item model
+            paper = dataclasses.replace(learning, n_neighbours=0, item_l2=None)
+            self.profiles_, self.report_ = fit_profiles(ratings, item_attributes, items, paper, progress=say)
             self.report_["timings"]["fit"] = time.perf_counter() - t0
             return self
         held = holdout_mask(ratings, self.validation_fraction, self.random_state)
         say(f"validation: profiles of {int((~held).sum()):,} ratings, weights on {int(held.sum()):,}")
         large = self.is_large(len(ratings))
-        if large:  # the co-clustering's work budget, unless the parameters set one
-            for side in ("like_params", "dislike_params"):
-                params = dict(RECOMMENDER_PARAMS if getattr(self, side) is None else getattr(self, side))
-                kwargs[side] = {"budget": COCLUSTER_BUDGET, **params}
-        l2 = float(self.item_l2)
-        kwargs["item_l2"] = scaled_item_penalty(ratings[~held], l2, self.like_threshold) if large else l2
-        kwargs["item_support"] = self.item_support
-        kwargs["residual_model"] = "item_residuals" in self.evidence
-        inner, inner_report = fit_profiles(ratings[~held], item_attributes, items, progress=say,
-                                           universe=ratings if large else None,
-                                           user_budget=COCLUSTERS_PER_USER if large else None,
-                                           max_partners=ITEM_PARTNERS if large else None, **kwargs)  # fmt: skip
+        learning = self._learning(ratings[~held] if large else None)
+        inner_learning = learning
+        if large:
+            inner_learning = dataclasses.replace(learning, user_budget=COCLUSTERS_PER_USER, max_partners=ITEM_PARTNERS)
+        inner, inner_report = fit_profiles(ratings[~held], item_attributes, items, inner_learning, progress=say,
+                                           universe=ratings if large else None)  # fmt: skip
         val = ratings[held]
         u, i = inner.user_index(val["user"].to_numpy()), inner.item_index(val["item"].to_numpy())
         ok = (u >= 0) & (i >= 0)
@@ -364,13 +354,31 @@ class ProfileRecommender(Params):
             self.profiles_, self.report_ = add_ratings(inner, ratings), inner_report
         else:
             say(f"profiles of all {len(ratings):,} ratings")
-            self.profiles_, self.report_ = fit_profiles(ratings, item_attributes, items, progress=say, **kwargs)
-        self.report_["scaling"] = {"on": bool(large), "item_l2": kwargs["item_l2"]}
+            self.profiles_, self.report_ = fit_profiles(ratings, item_attributes, items, learning, progress=say)
+        self.report_["scaling"] = {"on": bool(large), "item_l2": learning.item_l2}
         self.report_["timings"]["validation"] = t_val
         self.report_["timings"]["fit"] = time.perf_counter() - t0
         self.report_["validation"] = {"held_out": int(held.sum()), "scored": int(ok.sum())}
         self.report_["lists"] = list_report
         return self
+
+    def _learning(self, scaled_on=None) -> Learning:
+        """What :func:`~recsys.model.learning.fit_profiles` learns from this model's parameters;
+        with ``scaled_on`` (the ratings the profiles learn from, when the scaling rules are on) the
+        co-clustering's work budget (unless the parameters set one) and the item penalty scaled to
+        those ratings' like counts."""
+        from .learning import Learning
+
+        sides = {"like_params": self.like_params, "dislike_params": self.dislike_params}
+        l2 = float(self.item_l2)
+        if scaled_on is not None:
+            sides = {side: {"budget": COCLUSTER_BUDGET, **dict(RECOMMENDER_PARAMS if p is None else p)}
+                     for side, p in sides.items()}  # fmt: skip
+            l2 = scaled_item_penalty(scaled_on, l2, self.like_threshold)
+        return Learning(like_threshold=float(self.like_threshold), features=self.features, **sides,
+                        n_neighbours=int(self.n_neighbours), neighbours=self.neighbours, item_l2=l2,
+                        item_support=self.item_support, residual_model="item_residuals" in self.evidence,
+                        random_state=self.random_state)  # fmt: skip
 
     def _fit_list_blend(self, inner, held, say):
         """The lists' blend (:func:`recsys.model.list_blend.choose`), chosen on the held-out
