@@ -78,6 +78,31 @@ def admission_levels(blocks: Blocks, n_objects: int, n_features: int) -> np.ndar
     return np.maximum(by_rows, by_cols)
 
 
+def _wave_end(own: np.ndarray, done: int, last: int, room: float) -> int:
+    """Where the next wave of concepts ends (in admission order; ``own``: their own memberships,
+    cumulated; ``room``: the relaxed memberships still allowed, over the growth expected): the
+    concepts expected to fill the room, a tenth more so that the last wave is rarely short, and at
+    most twice the last wave (``last`` concepts) — the later (less selective) concepts grow more
+    when relaxed, and a wave past the limit is relaxed for nothing (on a head rated by 98 % of the
+    users the second wave relaxed 35,341 concepts into 2.3 times the limit when it grew by 1.2
+    before)."""
+    want = (own[done - 1] if done else 0) + 1.1 * room
+    end = max(int(np.searchsorted(own, want, side="right")), done + MIN_WAVE)
+    most = done + max(2 * last, MIN_WAVE) if last else len(own)
+    return min(len(own), end, most)
+
+
+def _fitting_levels(levels: np.ndarray, sizes: np.ndarray, limit: float) -> int:
+    """The number of whole levels kept: those whose cumulative memberships fit ``limit``
+    (``levels`` and relaxed ``sizes`` of the concepts relaxed, in admission order)."""
+    if len(levels) == 0:
+        return 0
+    cumulative = np.cumsum(sizes)
+    level_end = np.r_[np.flatnonzero(np.diff(levels)), len(levels) - 1]
+    fitting = level_end[cumulative[level_end] <= limit]
+    return int(levels[fitting[-1]]) + 1 if len(fitting) else 0
+
+
 def relax_within(
     concepts: Blocks,
     relax: Callable[[Blocks], tuple[Blocks, np.ndarray]],
@@ -106,15 +131,7 @@ def relax_within(
     size_of = np.zeros(len(concepts), dtype=np.int64)  # relaxed memberships, by concept (0: dropped)
     done, total, growth, last = 0, 0, FIRST_GROWTH, 0
     while done < len(concepts) and total <= limit:
-        # the next wave: the concepts expected to fill what is left (their own memberships times
-        # the growth expected), a tenth more so that the last wave is rarely short, and at most
-        # twice the last wave: the later (less selective) concepts grow more when relaxed, and a
-        # wave past the limit is relaxed for nothing (on a head rated by 98 % of the users the
-        # second wave relaxed 35,341 concepts into 2.3 times the limit when it grew by 1.2 before)
-        want = (own[done - 1] if done else 0) + 1.1 * (limit - total) / growth
-        end = max(int(np.searchsorted(own, want, side="right")), done + MIN_WAVE)
-        most = done + max(2 * last, MIN_WAVE) if last else len(concepts)
-        end = min(len(concepts), end, most)
+        end = _wave_end(own, done, last, (limit - total) / growth)
         todo = admission[done:end]
         relaxed, origin = relax(concepts.select(todo))
         r, c = relaxed.sizes()
@@ -129,11 +146,7 @@ def relax_within(
         done, last = end, end - done
     relaxed = Blocks.concat(parts)
     origin = np.concatenate(origins) if origins else np.zeros(0, dtype=np.int64)
-    # keep whole levels: those whose cumulative memberships (in admission order) fit the limit
-    cumulative = np.cumsum(size_of[admission[:done]])
-    level_end = np.r_[np.flatnonzero(np.diff(levels[admission[:done]])), done - 1]
-    fitting = level_end[cumulative[level_end] <= limit]
-    cap = int(levels[admission[fitting[-1]]]) + 1 if len(fitting) else 0
+    cap = _fitting_levels(levels[admission[:done]], size_of[admission[:done]], limit)
     keep = np.flatnonzero(levels[origin] < cap)
     keep = keep[np.argsort(origin[keep], kind="stable")]  # the concepts' order, as without a budget
     if report is not None:

@@ -158,6 +158,12 @@ def build_relations(
         keys.append(offset + attr_keys)
         distinct = np.r_[distinct, offset + attr_distinct]
         names.append(np.asarray(attr_names, dtype=object)[attr_distinct // 2] + ":" + _polarity(attr_distinct))
+    return _assemble(objs, keys, distinct, names)
+
+
+def _assemble(objs: list, keys: list, distinct: np.ndarray, names: list) -> Relations:
+    """The 0/1 relations of the rows ``objs`` and integer feature keys ``keys`` (parts of equal
+    lengths), the features named by ``names`` in the order of ``distinct`` (their distinct keys)."""
     o_codes, o_vocab = pd.factorize(np.concatenate(objs), sort=True)
     # the sorted vocabulary of the distinct names (equal names, if any, become one feature)
     name_codes, f_vocab = pd.factorize(np.concatenate(names), sort=True)

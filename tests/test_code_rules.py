@@ -1,0 +1,24 @@
+"""Rules of the code a test can keep: no function of the package over 60 lines, docstring
+included, but compiled kernels (numba's, whose loops are written out for speed)."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT = 60
+
+
+def _compiled(node) -> bool:
+    return any("njit" in ast.unparse(d) or "numba" in ast.unparse(d) for d in node.decorator_list)
+
+
+def test_no_function_over_sixty_lines_outside_compiled_kernels():
+    long = []
+    for package in ("recsys", "coclust", "ingest"):
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _compiled(node):
+                    lines = node.end_lineno - node.lineno + 1
+                    if lines > LIMIT:
+                        long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({lines} lines)")
+    assert not long, long
