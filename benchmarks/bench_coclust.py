@@ -188,9 +188,15 @@ def main() -> None:
     pl["cached_first_run"] = cached["runs"][0]
 
     th = child_json(
-        ["benchmarks/bench_coclust.py", "--threads-only", "--repeats", str(args.repeats),
-         "--threads-size", str(args.threads_size)]
-    )  # fmt: skip
+        [
+            "benchmarks/bench_coclust.py",
+            "--threads-only",
+            "--repeats",
+            str(args.repeats),
+            "--threads-size",
+            str(args.threads_size),
+        ]
+    )
     print(f"\nThreads, synthetic {th['relations']:,} relations (best of {th['repeats']}):")
     for step, eff in th["efficiency"].items():
         one, two = th["seconds"]["1"][step], th["seconds"]["2"][step]

@@ -35,9 +35,26 @@ METHODS = "majority,bias,knn_baseline,naive_bayes,attribute_logistic,profile,pop
 
 def evaluate(shape: Shape, n_boot: int, work: Path) -> dict:
     ratings, items = write(shape, work / f"content-{shape.content:g}")
-    cmd = [sys.executable, "-m", "recsys.cli", "evaluate", "--ratings", str(ratings), "--items", str(items),
-           "--split", "random:0.2:0", "--methods", METHODS, "--bootstrap", str(n_boot), "--strong-users", "0",
-           "--json", "--quiet"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "recsys.cli",
+        "evaluate",
+        "--ratings",
+        str(ratings),
+        "--items",
+        str(items),
+        "--split",
+        "random:0.2:0",
+        "--methods",
+        METHODS,
+        "--bootstrap",
+        str(n_boot),
+        "--strong-users",
+        "0",
+        "--json",
+        "--quiet",
+    ]
     t = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)
     result = json.loads(done.stdout)
@@ -62,16 +79,24 @@ def summary(run: dict) -> dict:
 
 
 def table(runs: list[dict]) -> str:
-    lines = ["# The content-driven test bed", "",
-             "`Shape.content_driven` (2,000 readers × 6,000 items, ~60 ratings each; genres and a director per "
-             "item), `recsys evaluate --split random:0.2:0`; every method tuned on the training ratings only. "
-             "Intervals: profile minus the method, 95 % paired bootstrap over users. `profile/…` rows are the "
-             "ablations (evidence removed) and controls (a setting changed; for lists: `random_support`, "
-             "`full_support`, `no_attributes`, `item_model_lists` — the item model alone, no blend).", ""]  # fmt: skip
+    lines = [
+        "# The content-driven test bed",
+        "",
+        "`Shape.content_driven` (2,000 readers × 6,000 items, ~60 ratings each; genres and a director per "
+        "item), `recsys evaluate --split random:0.2:0`; every method tuned on the training ratings only. "
+        "Intervals: profile minus the method, 95 % paired bootstrap over users. `profile/…` rows are the "
+        "ablations (evidence removed) and controls (a setting changed; for lists: `random_support`, "
+        "`full_support`, `no_attributes`, `item_model_lists` — the item model alone, no blend).",
+        "",
+    ]
     for run in runs:
         s = summary(run)
-        lines += [f"## content {s['content']:g} (likes: {s['like_share_test']:.1%} of the test ratings)", "",
-                  "| like/dislike | AUC | profile − it [95 %] |", "|---|---|---|"]  # fmt: skip
+        lines += [
+            f"## content {s['content']:g} (likes: {s['like_share_test']:.1%} of the test ratings)",
+            "",
+            "| like/dislike | AUC | profile − it [95 %] |",
+            "|---|---|---|",
+        ]
         for m, v in sorted(s["auc"].items(), key=lambda kv: -kv[1]):
             d = s["auc_diff_ci"].get(m.removeprefix("profile/"))
             ci = f"{d[0]:+.4f} [{d[1]:+.4f}, {d[2]:+.4f}]" if d else ""

@@ -145,8 +145,10 @@ def main() -> None:
         n_pairs = sum(1 for _ in out.open()) - 1
         users_file = Path(tmp) / "users.txt"
         users_file.write_text("\n".join(str(u) for u in range(1, 944)) + "\n")
-        lists = [timed(["recommend", str(model), "--users", str(users_file), "--out", str(Path(tmp) / "l.csv")],
-                       args.data) for _ in range(args.repeats)]  # fmt: skip
+        lists = [
+            timed(["recommend", str(model), "--users", str(users_file), "--out", str(Path(tmp) / "l.csv")], args.data)
+            for _ in range(args.repeats)
+        ]
         in_process = _in_process(model, args.data)
         size_mb = sum(f.stat().st_size for f in model.iterdir()) / 1e6
     res = {

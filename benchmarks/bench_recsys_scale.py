@@ -87,8 +87,21 @@ def child(cmd: list[str], log: Path) -> tuple[float, float, str]:
 
 def train(ratings: Path, items: Path, out: Path, extra: tuple[str, ...] = ()) -> dict:
     """``recsys train`` as a child process: wall time, peak memory, phases and model size."""
-    cmd = [sys.executable, "-m", "recsys.cli", "train", "--ratings", str(ratings), "--items", str(items),
-           "--split", SPLIT, "-o", str(out), *extra]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "recsys.cli",
+        "train",
+        "--ratings",
+        str(ratings),
+        "--items",
+        str(items),
+        "--split",
+        SPLIT,
+        "-o",
+        str(out),
+        *extra,
+    ]
     seconds, peak, text = child(cmd, out.with_suffix(".log"))
     marks = [(float(m.group(1)), m.group(2)) for m in map(PHASE.match, text.splitlines()) if m]
     total = re.search(r"trained in ([\d.]+) s", text)
@@ -106,11 +119,28 @@ def lists(model: Path, users: list, work: Path) -> dict:
     """``recsys recommend MODEL --users FILE`` for ``users``: wall time per user, process start included."""
     ids = work / "users.txt"
     ids.write_text("\n".join(map(str, users)) + "\n")
-    cmd = [sys.executable, "-m", "recsys.cli", "recommend", str(model), "--users", str(ids), "-n", "10",
-           "--format", "csv", "--out", str(work / "lists.csv")]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "recsys.cli",
+        "recommend",
+        str(model),
+        "--users",
+        str(ids),
+        "-n",
+        "10",
+        "--format",
+        "csv",
+        "--out",
+        str(work / "lists.csv"),
+    ]
     seconds, peak, _ = child(cmd, work / "lists.log")
-    return {"users": len(users), "seconds": seconds, "ms_per_user": 1000 * seconds / max(len(users), 1),
-            "peak_mb": peak}  # fmt: skip
+    return {
+        "users": len(users),
+        "seconds": seconds,
+        "ms_per_user": 1000 * seconds / max(len(users), 1),
+        "peak_mb": peak,
+    }
 
 
 def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
@@ -138,8 +168,17 @@ def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
 
 def peer(name: str, ratings_csv: Path, max_fits: int, work: Path) -> dict:
     """One peer tuned, refitted and scored in its own child process (:mod:`benchmarks.peers`)."""
-    cmd = [sys.executable, "-m", "benchmarks.peers", "--method", name, "--ratings", str(ratings_csv),
-           "--max-fits", str(max_fits)]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchmarks.peers",
+        "--method",
+        name,
+        "--ratings",
+        str(ratings_csv),
+        "--max-fits",
+        str(max_fits),
+    ]
     try:
         seconds, peak, text = child(cmd, work / f"peer-{name}.log")
     except RuntimeError as exc:
@@ -166,9 +205,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--train-args", default="", help="more arguments of recsys train, e.g. '--scaling off'")
     parser.add_argument("--plot", help="draw time and memory against ratings from the --json file into this PNG")
-    parser.add_argument("--extrapolate", type=int, default=NETFLIX_RATINGS,
-                        help="from the --json file's runs, the fitted growth's time and memory at this many ratings "
-                             f"(default {NETFLIX_RATINGS:,}: the Netflix Prize's)")  # fmt: skip
+    parser.add_argument(
+        "--extrapolate",
+        type=int,
+        default=NETFLIX_RATINGS,
+        help="from the --json file's runs, the fitted growth's time and memory at this many ratings "
+        f"(default {NETFLIX_RATINGS:,}: the Netflix Prize's)",
+    )
     args = parser.parse_args(argv)
     if args.plot and not args.json:
         parser.error("--plot draws the runs of the --json file: give --json too")
@@ -199,8 +242,11 @@ def main(argv: list[str] | None = None) -> None:
                     _merge(Path(args.json), row)
             if len(rows) > 1:
                 times = [r["seconds"] for r in rows]
-                print(f"    {n:,} ratings: train time across structures {min(times):.1f}–{max(times):.1f} s, "
-                      f"spread {max(times) / min(times):.2f} ×", flush=True)  # fmt: skip
+                print(
+                    f"    {n:,} ratings: train time across structures {min(times):.1f}–{max(times):.1f} s, "
+                    f"spread {max(times) / min(times):.2f} ×",
+                    flush=True,
+                )
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -231,9 +277,11 @@ def growth(runs: list[dict], to: int) -> list[str]:
         (bt, at), (bm, am) = fits["seconds"], fits["peak_mb"]
         sizes = ", ".join(f"{r['ratings'] / 1e6:g} M" for r in sel)
         minutes, gb = np.exp(at + bt * np.log(to)) / 60, np.exp(am + bm * np.log(to)) / 1024
-        out.append(f"    growth of {group[1]} ({group[0]}{', ' + group[2] if group[2] else ''}) from {sizes}: time "
-                   f"∝ ratings^{bt:.2f}, memory ∝ ratings^{bm:.2f}; at {to:,} ratings (extrapolated): "
-                   f"{minutes:.0f} min, {gb:.1f} GB")  # fmt: skip
+        out.append(
+            f"    growth of {group[1]} ({group[0]}{', ' + group[2] if group[2] else ''}) from {sizes}: time "
+            f"∝ ratings^{bt:.2f}, memory ∝ ratings^{bm:.2f}; at {to:,} ratings (extrapolated): "
+            f"{minutes:.0f} min, {gb:.1f} GB"
+        )
     return out
 
 
@@ -255,12 +303,21 @@ def measure(n: int, structure: str, args, peers: list[str], work: Path) -> dict:
     if not (args.keep and ratings_csv.exists() and items_csv.exists()):  # seeded: the same data
         # in a child: generated here, 25 M ratings left this process holding GBs that every later
         # child's kernel-counted peak started from
-        code = ("from pathlib import Path; from benchmarks.bench_recsys_scale import shape_of; "
-                "from benchmarks.synthetic_ratings import write; "
-                f"write(shape_of({n}, {structure!r}, {args.shape!r}), Path({str(here)!r}))")  # fmt: skip
+        code = (
+            "from pathlib import Path; from benchmarks.bench_recsys_scale import shape_of; "
+            "from benchmarks.synthetic_ratings import write; "
+            f"write(shape_of({n}, {structure!r}, {args.shape!r}), Path({str(here)!r}))"
+        )
         subprocess.run([sys.executable, "-c", code], check=True)
-    row = {"ratings": n, "structure": structure, "shape": args.shape, "users": shape.n_users, "items": shape.n_items,
-           "generate_seconds": time.perf_counter() - start, "train_args": args.train_args}  # fmt: skip
+    row = {
+        "ratings": n,
+        "structure": structure,
+        "shape": args.shape,
+        "users": shape.n_users,
+        "items": shape.n_items,
+        "generate_seconds": time.perf_counter() - start,
+        "train_args": args.train_args,
+    }
     row.update(train(ratings_csv, items_csv, here / "model", tuple(shlex.split(args.train_args))))
     if not args.no_accuracy:
         row.update(accuracy(ratings_csv, here / "model"))
@@ -287,8 +344,14 @@ def _merge(path: Path, row: dict) -> None:
         return r["ratings"], r.get("structure", "popular"), r.get("shape", "movielens"), r.get("train_args", "")
 
     runs = [r for r in runs if key(r) != key(row)] + [row]
-    runs.sort(key=lambda r: (r.get("shape", "movielens"), r.get("structure", "popular"), r.get("train_args", ""),
-                             r["ratings"]))  # fmt: skip
+    runs.sort(
+        key=lambda r: (
+            r.get("shape", "movielens"),
+            r.get("structure", "popular"),
+            r.get("train_args", ""),
+            r["ratings"],
+        )
+    )
     path.write_text(json.dumps({"runs": runs}, indent=1, default=float))
 
 
@@ -301,12 +364,19 @@ def plot(runs: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
-    groups = sorted({(r.get("shape", "movielens"), r.get("structure", "popular"), r.get("train_args", ""))
-                     for r in runs})  # fmt: skip
+    groups = sorted(
+        {(r.get("shape", "movielens"), r.get("structure", "popular"), r.get("train_args", "")) for r in runs}
+    )
     for shape, structure, extra in groups:
-        sel = sorted((r for r in runs if (r.get("shape", "movielens"), r.get("structure", "popular"),
-                                          r.get("train_args", "")) == (shape, structure, extra)),
-                     key=lambda r: r["ratings"])  # fmt: skip
+        sel = sorted(
+            (
+                r
+                for r in runs
+                if (r.get("shape", "movielens"), r.get("structure", "popular"), r.get("train_args", ""))
+                == (shape, structure, extra)
+            ),
+            key=lambda r: r["ratings"],
+        )
         x = [r["ratings"] for r in sel]
         label = f"{structure} ({shape}{', ' + extra if extra else ''})"
         for ax, key, scale in ((axes[0], "seconds", 1.0), (axes[1], "peak_mb", 1 / 1024)):
@@ -333,16 +403,19 @@ def _line(row: dict) -> str:
     phases = ", ".join(f"{k} {v:.1f}" for k, v in sorted(row["phases"].items(), key=lambda kv: -kv[1])[:5])
     peers = "; ".join(
         f"{name} {p['ndcg@10']:.4f} (fit {p['fit_seconds']:.1f} s, {p['process_peak_mb']:,.0f} MB)"
-        if "ndcg@10" in p else f"{name} {'skipped: ' + p['skipped'] if 'skipped' in p else 'failed'}"
+        if "ndcg@10" in p
+        else f"{name} {'skipped: ' + p['skipped'] if 'skipped' in p else 'failed'}"
         for name, p in row["peers"].items()
-    )  # fmt: skip
+    )
     ratio = f", {row['train_over_ease_fit']:.1f} × EASE's fit" if "train_over_ease_fit" in row else ""
     held = f"; AUC {row['auc']:.4f}; NDCG@10 {row['ndcg@10']:.4f}" if "auc" in row else "; accuracy not measured"
-    return (f"{row['ratings']:>11,} ratings, {row['structure']} ({row['users']:,} × {row['items']:,}, head "
-            f"{row['head_share']:.2f}, likes {row['like_share']:.2f}): train {row['seconds']:.1f} s ({per_million:.0f} "
-            f"s per million{ratio}), peak {row['peak_mb']:,.0f} MB, model {row['model_mb']:.0f} MB{held}; lists "
-            f"{row['lists']['ms_per_user']:.2f} ms a user\n"
-            f"    peers: {peers}\n    slowest phases (s): {phases}")  # fmt: skip
+    return (
+        f"{row['ratings']:>11,} ratings, {row['structure']} ({row['users']:,} × {row['items']:,}, head "
+        f"{row['head_share']:.2f}, likes {row['like_share']:.2f}): train {row['seconds']:.1f} s ({per_million:.0f} "
+        f"s per million{ratio}), peak {row['peak_mb']:,.0f} MB, model {row['model_mb']:.0f} MB{held}; lists "
+        f"{row['lists']['ms_per_user']:.2f} ms a user\n"
+        f"    peers: {peers}\n    slowest phases (s): {phases}"
+    )
 
 
 if __name__ == "__main__":

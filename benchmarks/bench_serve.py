@@ -109,8 +109,11 @@ async def load(url: str, requests: list[tuple], clients: int, seconds: float, re
             t = time.perf_counter()
             async with http.post("/admin/reload", json={"path": reload_path}) as r:
                 body = await r.json()
-                return {"status": r.status, "seconds": time.perf_counter() - t,
-                        "generation": body.get("generation") if r.status == 200 else None}  # fmt: skip
+                return {
+                    "status": r.status,
+                    "seconds": time.perf_counter() - t,
+                    "generation": body.get("generation") if r.status == 200 else None,
+                }
 
         started = time.perf_counter()
         results = await asyncio.gather(reloader(), *(client() for _ in range(clients)))
@@ -121,9 +124,14 @@ async def load(url: str, requests: list[tuple], clients: int, seconds: float, re
 def summarize(records: list[tuple[str, float, int]], elapsed: float) -> dict:
     def stats(rows):
         ms = np.array([r[1] for r in rows]) * 1e3
-        return {"requests": len(rows), "errors": int(sum(r[2] != 200 for r in rows)),
-                "p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
-                "p99_ms": float(np.percentile(ms, 99)), "max_ms": float(ms.max())}  # fmt: skip
+        return {
+            "requests": len(rows),
+            "errors": int(sum(r[2] != 200 for r in rows)),
+            "p50_ms": float(np.percentile(ms, 50)),
+            "p95_ms": float(np.percentile(ms, 95)),
+            "p99_ms": float(np.percentile(ms, 99)),
+            "max_ms": float(ms.max()),
+        }
 
     out = {"all": {**stats(records), "requests_per_second": len(records) / elapsed}}
     for kind, _ in MIX:
@@ -179,16 +187,22 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(10)
-    res = {"model": str(args.model or "ML-100K u1, default parameters"), "workers": args.workers,
-           "clients": args.clients, "phases": phases, "provenance": provenance(started)}  # fmt: skip
+    res = {
+        "model": str(args.model or "ML-100K u1, default parameters"),
+        "workers": args.workers,
+        "clients": args.clients,
+        "phases": phases,
+        "provenance": provenance(started),
+    }
     report(res)
     if args.json:
         args.json.write_text(json.dumps(res, indent=2) + "\n")
 
 
 def train_u1(out: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "recsys.cli", "train", "-q", "-d", "ml-100k", "-s", "u1", "-o", str(out)],
-                   check=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "recsys.cli", "train", "-q", "-d", "ml-100k", "-s", "u1", "-o", str(out)], check=True
+    )
     return out
 
 
@@ -242,21 +256,27 @@ def report(res: dict) -> None:
         e = phase["endpoints"]
         what = "steady load" if phase["reload"] is None else "load with a model reload midway"
         cpu = f"CPU: server {phase['server_cpu_seconds']} s, clients {phase['client_cpu_seconds']} s"
-        print(f"recsys serve, {res['workers']} worker(s), {res['clients']} clients back to back, {what}, "
-              f"{phase['seconds']} s ({cpu}):")  # fmt: skip
+        print(
+            f"recsys serve, {res['workers']} worker(s), {res['clients']} clients back to back, {what}, "
+            f"{phase['seconds']} s ({cpu}):"
+        )
         print(
             f"  {'endpoint':<12} {'requests':>9} {'errors':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}"
         )
         for kind in ["all"] + [k for k, _ in MIX]:
             if kind in e:
                 r = e[kind]
-                print(f"  {kind:<12} {r['requests']:>9,} {r['errors']:>7} {r['p50_ms']:>8.1f} {r['p95_ms']:>8.1f} "
-                      f"{r['p99_ms']:>8.1f} {r['max_ms']:>8.1f}")  # fmt: skip
+                print(
+                    f"  {kind:<12} {r['requests']:>9,} {r['errors']:>7} {r['p50_ms']:>8.1f} {r['p95_ms']:>8.1f} "
+                    f"{r['p99_ms']:>8.1f} {r['max_ms']:>8.1f}"
+                )
         print(f"  {e['all']['requests_per_second']:.0f} requests/s")
         if phase["reload"] is not None:
             r = phase["reload"]
-            print(f"  reload midway: status {r['status']}, {r['seconds'] * 1e3:.0f} ms, generation {r['generation']}; "
-                  f"requests not answered 200: {e['all']['errors']}")  # fmt: skip
+            print(
+                f"  reload midway: status {r['status']}, {r['seconds'] * 1e3:.0f} ms, generation {r['generation']}; "
+                f"requests not answered 200: {e['all']['errors']}"
+            )
         for kind in ("list", "new_person"):
             ok = "ok" if e[kind]["p99_ms"] <= TARGET_P99_MS else "OVER"
             print(f"  p99 {kind:<10} {e[kind]['p99_ms']:6.1f} ms   target <= {TARGET_P99_MS:g}  {ok}")

@@ -107,8 +107,13 @@ class IALS:
     name = "ials"
 
     def __init__(self, factors: int, regularization: float, alpha: float, iterations: int = 15, seed: int = 0):
-        self.params = dict(factors=int(factors), regularization=float(regularization), alpha=float(alpha),
-                           iterations=int(iterations), random_state=seed)  # fmt: skip
+        self.params = dict(
+            factors=int(factors),
+            regularization=float(regularization),
+            alpha=float(alpha),
+            iterations=int(iterations),
+            random_state=seed,
+        )
 
     def fit(self, X) -> IALS:
         from implicit.cpu.als import AlternatingLeastSquares
@@ -251,10 +256,18 @@ def tune(name: str, train, max_fits: int) -> dict:
         chosen = best[axis_name]
         # at the ceiling: the top edge closed by what this machine can fit in time, not by the data
         at_ceiling = axis.ceiling is not None and chosen == grid[-1] and chosen >= axis.ceiling
-        axes[axis_name] = {"grid": grid, "chosen": chosen, "open_edge": axis.edge_of(grid, chosen) is not None,
-                           "at_ceiling": bool(at_ceiling)}  # fmt: skip
-    return {"chosen": best, "axes": axes, "fits": len(tried),
-            "points": [{**dict(k), "ndcg@10": v} for k, v in tried.items()]}  # fmt: skip
+        axes[axis_name] = {
+            "grid": grid,
+            "chosen": chosen,
+            "open_edge": axis.edge_of(grid, chosen) is not None,
+            "at_ceiling": bool(at_ceiling),
+        }
+    return {
+        "chosen": best,
+        "axes": axes,
+        "fits": len(tried),
+        "points": [{**dict(k), "ndcg@10": v} for k, v in tried.items()],
+    }
 
 
 def run(name: str, ratings_csv: str, max_fits: int) -> dict:
@@ -273,8 +286,14 @@ def run(name: str, ratings_csv: str, max_fits: int) -> dict:
     tuning = tune(name, train, max_fits)
     tune_seconds = time.perf_counter() - start
     value, fit_seconds = ndcg(MAKERS[name](**tuning["chosen"]), train, test)
-    return {"method": name, "ndcg@10": value, "fit_seconds": fit_seconds, "tune_seconds": tune_seconds,
-            "peak_mb": _own_peak_mb(), **tuning}  # fmt: skip
+    return {
+        "method": name,
+        "ndcg@10": value,
+        "fit_seconds": fit_seconds,
+        "tune_seconds": tune_seconds,
+        "peak_mb": _own_peak_mb(),
+        **tuning,
+    }
 
 
 def _own_peak_mb() -> float:

@@ -47,8 +47,26 @@ import pandas as pd
 
 from coclust._arrays import unique_sorted
 
-GENRES = ("Action", "Adventure", "Animation", "Children", "Comedy", "Crime", "Documentary", "Drama", "Fantasy",
-          "Film-Noir", "Horror", "Musical", "Mystery", "Romance", "Sci-Fi", "Thriller", "War", "Western")  # fmt: skip
+GENRES = (
+    "Action",
+    "Adventure",
+    "Animation",
+    "Children",
+    "Comedy",
+    "Crime",
+    "Documentary",
+    "Drama",
+    "Fantasy",
+    "Film-Noir",
+    "Horror",
+    "Musical",
+    "Mystery",
+    "Romance",
+    "Sci-Fi",
+    "Thriller",
+    "War",
+    "Western",
+)
 STAR_SHARES = (0.061, 0.114, 0.271, 0.341, 0.213)  # MovieLens 100K, 1..5 stars
 # users whose draws calibrate the popularity exponent to a head share (±0.7 % at 5,000)
 HEAD_SAMPLE_USERS = 5_000
@@ -82,8 +100,13 @@ class Shape:
         (ML-25M: 162 k users, 59 k movies; here 151 k × 18.5 k — the long tail of movies rated
         once or twice is not generated)."""
         scale = n_ratings / 1_000_000
-        return replace(cls(), n_users=max(50, round(6_040 * scale)), n_items=max(50, round(3_706 * np.sqrt(scale))),
-                       n_ratings=n_ratings, **changes)  # fmt: skip
+        return replace(
+            cls(),
+            n_users=max(50, round(6_040 * scale)),
+            n_items=max(50, round(3_706 * np.sqrt(scale))),
+            n_ratings=n_ratings,
+            **changes,
+        )
 
     @classmethod
     def content_driven(cls, **changes) -> Shape:
@@ -98,8 +121,10 @@ class Shape:
         if self.n_users < 2 or self.n_items < 2:
             raise ValueError(f"need at least 2 users and 2 items, got {self.n_users} × {self.n_items}")
         if not self.min_ratings * self.n_users <= self.n_ratings <= 0.5 * self.n_users * self.n_items:
-            raise ValueError(f"{self.n_ratings:,} ratings do not fit {self.n_users:,} users × {self.n_items:,} items "
-                             f"(at least {self.min_ratings} a user, at most half the matrix)")  # fmt: skip
+            raise ValueError(
+                f"{self.n_ratings:,} ratings do not fit {self.n_users:,} users × {self.n_items:,} items "
+                f"(at least {self.min_ratings} a user, at most half the matrix)"
+            )
         if not 0 <= self.content <= 1:
             raise ValueError(f"content must be between 0 and 1, got {self.content}")
         if self.head is not None and not 0 < self.head < 1:
@@ -199,12 +224,14 @@ def generate(shape: Shape) -> tuple[pd.DataFrame, pd.DataFrame]:
 
     ratings = pd.DataFrame({"user": users + 1, "item": items + 1, "rating": stars})
     names = np.array(GENRES)
-    table = pd.DataFrame({
-        "item": np.arange(1, n_items + 1),
-        "title": [f"Movie {i}" for i in range(1, n_items + 1)],
-        "genres": ["|".join(names[row]) for row in genres],
-        "director": [f"Director {k + 1}" for k in director],
-    })  # fmt: skip
+    table = pd.DataFrame(
+        {
+            "item": np.arange(1, n_items + 1),
+            "title": [f"Movie {i}" for i in range(1, n_items + 1)],
+            "genres": ["|".join(names[row]) for row in genres],
+            "director": [f"Director {k + 1}" for k in director],
+        }
+    )
     return ratings, table
 
 
@@ -216,8 +243,9 @@ def head_share(weight: np.ndarray, wanted: np.ndarray, seed: int = 0, draw=None,
     return float(np.bincount(items).max() / len(wanted)) if len(items) else 0.0
 
 
-def _exponent_for_head(rank: np.ndarray, pull: np.ndarray, wanted: np.ndarray, head: float, seed: int,
-                       draw=None) -> float:  # fmt: skip
+def _exponent_for_head(
+    rank: np.ndarray, pull: np.ndarray, wanted: np.ndarray, head: float, seed: int, draw=None
+) -> float:
     """The popularity exponent whose weights ``rank^-a × pull`` give a head share of ``head``:
     bisection on [0, 4], each step measured (:func:`head_share`) on the same seeded draw of up to
     :data:`HEAD_SAMPLE_USERS` users (the same random numbers at every step keep it monotone)."""
@@ -280,8 +308,9 @@ def _draw_items(rng: np.random.Generator, wanted: np.ndarray, weight: np.ndarray
     return have // n_items, have % n_items
 
 
-def _top_up(rng: np.random.Generator, users: np.ndarray, missing: np.ndarray, have: np.ndarray,
-            weight: np.ndarray) -> np.ndarray:  # fmt: skip
+def _top_up(
+    rng: np.random.Generator, users: np.ndarray, missing: np.ndarray, have: np.ndarray, weight: np.ndarray
+) -> np.ndarray:
     """``missing[k]`` more distinct items for each of ``users`` (sorted), drawn by ``weight``
     without replacement among the items the user does not have (``have``: sorted
     ``user * n_items + item`` keys): Gumbel-top-k (Efraimidis and Spirakis), a block of users at
@@ -332,8 +361,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", required=True, help="directory to write ratings.csv and items.csv into")
     args = parser.parse_args(argv)
     knobs = dict(STRUCTURES[args.structure]) if args.structure else {}
-    given = dict(head=args.head, like_share=args.like_share, taste=args.taste, n_factors=args.factors,
-                 selection=args.selection)  # fmt: skip
+    given = dict(
+        head=args.head, like_share=args.like_share, taste=args.taste, n_factors=args.factors, selection=args.selection
+    )
     knobs.update({k: v for k, v in given.items() if v is not None})
     shape = Shape.like_movielens(args.ratings, content=args.content, seed=args.seed, **knobs)
     shape = replace(shape, n_users=args.users or shape.n_users, n_items=args.items or shape.n_items)

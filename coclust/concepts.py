@@ -297,9 +297,21 @@ def inclose(X, min_rows: int = 1, min_cols: int = 1, max_concepts: int | None = 
 
 @numba.njit(nogil=True, cache=True)
 def _regions_concepts(
-    csr_ptr, csr_idx, n_cols_total, row_ptr, row_idx, col_ptr, col_idx, lo, hi, min_rows, min_cols, budget, density,
+    csr_ptr,
+    csr_idx,
+    n_cols_total,
+    row_ptr,
+    row_idx,
+    col_ptr,
+    col_idx,
+    lo,
+    hi,
+    min_rows,
+    min_cols,
+    budget,
+    density,
     keep=None,
-):  # fmt: skip
+):
     """In-Close2 on each region ``lo..hi-1``; concepts in global row/column indices.
 
     ``budget`` bounds the concepts enumerated over the regions (the search stops, incomplete, past

@@ -150,8 +150,9 @@ def _task_candidates(part: _Part, n_bands, band_size, hashes, key_ok, table, log
         _sketch_keep(table, log_cells, k, cnt, np.uint8(threshold), keep, kept, 0, len(block))
         found.append(compact(k, bnd, cnt, block, keep, kept))
     keys, local, bands = _concat3(found)
-    return pd.DataFrame({"key": keys, "obj": part.ids[local], "weight": part.weights[local],
-                         "band": bands.astype(np.int64)})  # fmt: skip
+    return pd.DataFrame(
+        {"key": keys, "obj": part.ids[local], "weight": part.weights[local], "band": bands.astype(np.int64)}
+    )
 
 
 def _empty(**dtypes) -> pd.DataFrame:
@@ -171,8 +172,14 @@ def _group(df: pd.DataFrame, min_bucket: int) -> pd.DataFrame:
     total = df.groupby("key", sort=False)["weight"].transform("sum").to_numpy()
     kept = df[total >= min_bucket]
     rep = kept.groupby("key", sort=False).head(1).set_index("key").loc[kept["key"].to_numpy()]
-    return pd.DataFrame({"key": kept["key"].to_numpy(), "obj": kept["obj"].to_numpy(),
-                         "rep_obj": rep["obj"].to_numpy(), "rep_band": rep["band"].to_numpy()})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "key": kept["key"].to_numpy(),
+            "obj": kept["obj"].to_numpy(),
+            "rep_obj": rep["obj"].to_numpy(),
+            "rep_band": rep["band"].to_numpy(),
+        }
+    )
 
 
 # -- the driver --------------------------------------------------------------------------------
@@ -263,8 +270,7 @@ def _raise_if_cluster_failed(exc: Exception, step: str) -> None:
         raise DaskBackendError(f"the Dask cluster could not complete {step}: {type(exc).__name__}: {exc}") from exc
 
 
-def _buckets(client, parts, n_bands: int, band_size: int, min_bucket: int, hashes, key_ok, log_cells: int,
-             stats: dict):  # fmt: skip
+def _buckets(client, parts, n_bands: int, band_size: int, min_bucket: int, hashes, key_ok, log_cells: int, stats: dict):
     """The buckets of the persisted ``parts``: candidate (key, row) pairs (filtered by a sketch of
     the keys first when ``log_cells``), shuffled by key, grouped."""
     import dask
@@ -275,8 +281,10 @@ def _buckets(client, parts, n_bands: int, band_size: int, min_bucket: int, hashe
         table = _sketch(client, parts, n_bands, band_size, hashes, key_ok, log_cells)
         stats.update(passes=2, sketch_bytes=int(2 * ((1 << log_cells) >> 2)))
     threshold = min(min_bucket, 3)
-    cands = [dask.delayed(_task_candidates)(p, n_bands, band_size, hashes, key_ok, table, log_cells, threshold)
-             for p in parts]  # fmt: skip
+    cands = [
+        dask.delayed(_task_candidates)(p, n_bands, band_size, hashes, key_ok, table, log_cells, threshold)
+        for p in parts
+    ]
     ddf = dd.from_delayed(cands, meta=_CANDIDATES, verify_meta=False)
     # a task-based shuffle: its every step is a task, recomputed like any other when a worker
     # is lost (a handful of partitions of candidate pairs does not need P2P's throughput)
@@ -292,8 +300,9 @@ def _sketch(client, parts, n_bands: int, band_size: int, hashes, key_ok, log_cel
     sketches = [dask.delayed(_task_sketch)(p, n_bands, band_size, hashes, key_ok, log_cells) for p in parts]
     while len(sketches) > 1:
         pairs = range(0, len(sketches), 2)
-        sketches = [dask.delayed(sketch_union)(*sketches[i : i + 2]) if i + 1 < len(sketches)
-                    else sketches[i] for i in pairs]  # fmt: skip
+        sketches = [
+            dask.delayed(sketch_union)(*sketches[i : i + 2]) if i + 1 < len(sketches) else sketches[i] for i in pairs
+        ]
     return client.persist(sketches[0])
 
 

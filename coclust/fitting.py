@@ -168,13 +168,29 @@ class CoClustering(Params):
         self.budget_stats_ = {}
 
         def run(blocks: Blocks, done=None, with_origin=False):
-            return relax(D, Dt, blocks.col_ptr, blocks.col_idx, self.min_density, self.min_rows, self.min_cols,
-                         self.lsh_memory, done=done, on=relax_on, with_origin=with_origin)  # fmt: skip
+            return relax(
+                D,
+                Dt,
+                blocks.col_ptr,
+                blocks.col_idx,
+                self.min_density,
+                self.min_rows,
+                self.min_cols,
+                self.lsh_memory,
+                done=done,
+                on=relax_on,
+                with_origin=with_origin,
+            )
 
         if self.budget is None:
             return run(concepts, done=lambda k, n: tell("relax", k / n))
-        return relax_within(concepts, lambda blocks: run(blocks, with_origin=True), self.budget * D.nnz, *D.shape,
-                            report=self.budget_stats_)  # fmt: skip
+        return relax_within(
+            concepts,
+            lambda blocks: run(blocks, with_origin=True),
+            self.budget * D.nnz,
+            *D.shape,
+            report=self.budget_stats_,
+        )
 
     def _relation(self, X) -> sp.csr_matrix:
         """``X`` as the canonical binary CSR relation (Dask collections and Parquet paths read)."""
@@ -193,14 +209,26 @@ class CoClustering(Params):
         self.lsh_stats_ = {"objects": {}, "features": {}}
         rep, weight = duplicate_rows(D)
         seeds = [
-            seeds_of(D, hashes, row_ok=rep & (row_deg >= self.min_cols), key_ok=col_deg >= self.min_rows,
-                     row_weight=weight, stats=self.lsh_stats_["objects"])
-        ]  # fmt: skip
+            seeds_of(
+                D,
+                hashes,
+                row_ok=rep & (row_deg >= self.min_cols),
+                key_ok=col_deg >= self.min_rows,
+                row_weight=weight,
+                stats=self.lsh_stats_["objects"],
+            )
+        ]
         if self.transpose:
             hashes_t = HashFamily.sample(self.n_bands * self.band_size, rng)
             rep_t, weight_t = duplicate_rows(Dt)
-            st = seeds_of(Dt, hashes_t, row_ok=rep_t & (col_deg >= self.min_rows), key_ok=row_deg >= self.min_cols,
-                          row_weight=weight_t, stats=self.lsh_stats_["features"])  # fmt: skip
+            st = seeds_of(
+                Dt,
+                hashes_t,
+                row_ok=rep_t & (col_deg >= self.min_rows),
+                key_ok=row_deg >= self.min_cols,
+                row_weight=weight_t,
+                stats=self.lsh_stats_["features"],
+            )
             # a feature bucket with its key objects, in (objects, features) terms
             seeds.append(st.transposed())
         return Blocks.concat(seeds).unique()
@@ -224,8 +252,9 @@ class CoClustering(Params):
     def _backend(self):
         """``(seeds_of(X, hashes, **masks), relax_on)``: step 2, and what runs step 5's chunks
         (None: this process's threads), on the chosen backend."""
-        common = dict(n_bands=self.n_bands, band_size=self.band_size, min_bucket=self.min_bucket,
-                      memory=self.lsh_memory)  # fmt: skip
+        common = dict(
+            n_bands=self.n_bands, band_size=self.band_size, min_bucket=self.min_bucket, memory=self.lsh_memory
+        )
         if self.backend == "local":
             yield (lambda X, hashes, **kw: find_seeds(X, hashes=hashes, **common, **kw)), None
             return
@@ -273,8 +302,9 @@ def _region_shares(regions: Blocks, limit: float) -> np.ndarray:
     return np.floor(limit * cells / max(cells.sum(), 1.0)).astype(np.int64)
 
 
-def _enumerate(D, regions: Blocks, min_rows: int, min_cols: int, max_concepts: int, density: float,
-               keep: np.ndarray | None = None) -> Blocks:  # fmt: skip
+def _enumerate(
+    D, regions: Blocks, min_rows: int, min_cols: int, max_concepts: int, density: float, keep: np.ndarray | None = None
+) -> Blocks:
     """Step 4 on every region.  Without ``keep`` the concepts of all regions together are bounded by
     ``max_concepts`` (past it: :class:`ConceptBudgetExceeded`); with it (the work budget's shares,
     memberships per region) each region's search is bounded by ``max_concepts`` alone and keeps its
@@ -290,10 +320,21 @@ def _enumerate(D, regions: Blocks, min_rows: int, min_cols: int, max_concepts: i
         with lock:
             budget = left[0] if keep is None else int(max_concepts)
         part = _regions_concepts(
-            D.indptr, D.indices, D.shape[1], regions.row_ptr, regions.row_idx, regions.col_ptr, regions.col_idx,
-            lo, hi, int(min_rows), int(min_cols), max(budget, 0), float(density),
+            D.indptr,
+            D.indices,
+            D.shape[1],
+            regions.row_ptr,
+            regions.row_idx,
+            regions.col_ptr,
+            regions.col_idx,
+            lo,
+            hi,
+            int(min_rows),
+            int(min_cols),
+            max(budget, 0),
+            float(density),
             None if keep is None else keep[lo:hi],
-        )  # fmt: skip
+        )
         with lock:
             left[0] -= len(part[0]) - 1
         return part

@@ -60,8 +60,9 @@ def _network_sort(v, n):
 
 
 @numba.njit(nogil=True, cache=True)
-def _row_keys(indptr, indices, rows, a, b, a_inv, band_size, bits, key_ok, out_keys, out_bands, out_count, task,
-              n_tasks):  # fmt: skip
+def _row_keys(
+    indptr, indices, rows, a, b, a_inv, band_size, bits, key_ok, out_keys, out_bands, out_count, task, n_tasks
+):
     """The distinct band keys of each object ``rows[i]`` (one output row each), with one band that gave
     each; keys holding a feature with ``key_ok[f] == False`` are dropped.  This task takes every
     ``n_tasks``-th object: costly objects (hubs) spread over every thread."""
@@ -240,8 +241,22 @@ class _KeyMaker:
         cnt = np.empty(n, dtype=np.int64)
         h = self.hashes
         tasks = max(1, min(n, 4 * n_threads()))
-        for_strided(_row_keys, tasks, self.X.indptr, self.X.indices, rows, h.a, h.b, h.a_inv, self.band_size,
-                    self.bits, self.key_ok, k, bnd, cnt)  # fmt: skip
+        for_strided(
+            _row_keys,
+            tasks,
+            self.X.indptr,
+            self.X.indices,
+            rows,
+            h.a,
+            h.b,
+            h.a_inv,
+            self.band_size,
+            self.bits,
+            self.key_ok,
+            k,
+            bnd,
+            cnt,
+        )
         return k, bnd, cnt
 
     def keys(self, rows: np.ndarray):
@@ -299,8 +314,9 @@ def estimation_sample(rows: np.ndarray) -> np.ndarray:
     return np.sort(rows[np.random.default_rng(len(rows)).choice(len(rows), _SAMPLE, replace=False)])
 
 
-def candidate_keys(X, n_bands, band_size, hashes, row_ok, key_ok, weights, min_bucket, memory=DEFAULT_MEMORY,
-                   stats=None):  # fmt: skip
+def candidate_keys(
+    X, n_bands, band_size, hashes, row_ok, key_ok, weights, min_bucket, memory=DEFAULT_MEMORY, stats=None
+):
     """The (key, object, band) triples whose key can make a bucket of ``min_bucket`` weighted objects:
     every pair when they fit in ``memory`` bytes, else those a count-min sketch lets through (see
     the module docstring).  ``stats`` (a dict) receives what was done."""
@@ -347,8 +363,14 @@ def candidate_keys(X, n_bands, band_size, hashes, row_ok, key_ok, weights, min_b
     return out
 
 
-def band_features(X: sp.csr_matrix, rows: np.ndarray, bands: np.ndarray, band_size: int, hashes: HashFamily,
-                  keys: np.ndarray | None = None):  # fmt: skip
+def band_features(
+    X: sp.csr_matrix,
+    rows: np.ndarray,
+    bands: np.ndarray,
+    band_size: int,
+    hashes: HashFamily,
+    keys: np.ndarray | None = None,
+):
     """The sorted distinct minimum-hash features of ``rows[i]`` in band ``bands[i]``.
 
     ``keys`` (the band keys) are decoded instead when they pack the features exactly (see
@@ -361,8 +383,19 @@ def band_features(X: sp.csr_matrix, rows: np.ndarray, bands: np.ndarray, band_si
         out = ((np.asarray(keys, dtype=np.uint64)[:, None] >> shifts) & np.uint64((1 << bits) - 1)).astype(np.int64)
     else:
         out = np.empty((len(rows), band_size), dtype=np.int64)
-        for_ranges(_features_at, len(rows), X.indptr, X.indices, rows.astype(np.int64), bands.astype(np.int64),
-                   band_size, hashes.a, hashes.b, hashes.a_inv, out)  # fmt: skip
+        for_ranges(
+            _features_at,
+            len(rows),
+            X.indptr,
+            X.indices,
+            rows.astype(np.int64),
+            bands.astype(np.int64),
+            band_size,
+            hashes.a,
+            hashes.b,
+            hashes.a_inv,
+            out,
+        )
     out.sort(axis=1)
     keep = np.ones_like(out, dtype=bool)
     keep[:, 1:] = out[:, 1:] != out[:, :-1]
@@ -415,8 +448,7 @@ def _partition(keys, rows):
 
 
 @numba.njit(nogil=True, cache=True)
-def _group_parts(keys, rows, weights, min_bucket, offsets, members, sizes, rep_pair, n_buckets, n_members, lo_p,
-                 hi_p):  # fmt: skip
+def _group_parts(keys, rows, weights, min_bucket, offsets, members, sizes, rep_pair, n_buckets, n_members, lo_p, hi_p):
     """Group the pairs of partitions ``lo_p..hi_p-1`` (``keys`` and ``rows`` in partition order) by
     key: buckets of at least ``min_bucket`` weighted rows, their members (sorted) and a
     representative pair (its position), at each partition's slots."""
@@ -463,8 +495,20 @@ def _group_pairs(keys, rows, weights, min_bucket):
     rep_pair = np.empty(n, dtype=np.int64)
     n_buckets = np.zeros(_N_PARTS, dtype=np.int64)
     n_members = np.zeros(_N_PARTS, dtype=np.int64)
-    for_ranges(_group_parts, _N_PARTS, keys_p, rows_p, weights, min_bucket, offsets, members, sizes, rep_pair,
-               n_buckets, n_members)  # fmt: skip
+    for_ranges(
+        _group_parts,
+        _N_PARTS,
+        keys_p,
+        rows_p,
+        weights,
+        min_bucket,
+        offsets,
+        members,
+        sizes,
+        rep_pair,
+        n_buckets,
+        n_members,
+    )
     del keys_p, rows_p
     b_slots = _part_slices(offsets, n_buckets)
     obj_ptr = np.zeros(len(b_slots) + 1, dtype=np.int64)

@@ -120,10 +120,31 @@ def _cost(ptr, slot, words, members, m0, m1):
 
 @numba.njit(nogil=True, cache=True)
 def _regions(
-    csr_ptr, csr_idx, csc_ptr, csc_idx, row_bits, row_slot, col_bits, col_slot,
-    obj_ptr, obj_idx, feat_ptr, feat_idx, seeds,
-    min_rows, min_cols, out_row_ptr, out_rows, out_col_ptr, out_cols, n_out_rows, n_out_cols, write, lo, hi,
-):  # fmt: skip
+    csr_ptr,
+    csr_idx,
+    csc_ptr,
+    csc_idx,
+    row_bits,
+    row_slot,
+    col_bits,
+    col_slot,
+    obj_ptr,
+    obj_idx,
+    feat_ptr,
+    feat_idx,
+    seeds,
+    min_rows,
+    min_cols,
+    out_row_ptr,
+    out_rows,
+    out_col_ptr,
+    out_cols,
+    n_out_rows,
+    n_out_cols,
+    write,
+    lo,
+    hi,
+):
     """Region sizes of ``seeds[lo:hi]`` (0 when too small); with ``write`` also the regions.
     ``row_bits``/``row_slot``: bitsets of the heavy rows over the columns, ``col_*`` of the heavy
     columns over the rows (:func:`entity_bitsets`)."""
@@ -141,12 +162,14 @@ def _regions(
         nr = nc = 0
         for side in range(2):
             if (side == 0) == rows_first:
-                nr = _intersect(csc_ptr, csc_idx, col_bits, col_slot, feat_idx, f0, f1, scratch_r, out_rows,
-                                out_row_ptr[i], write)  # fmt: skip
+                nr = _intersect(
+                    csc_ptr, csc_idx, col_bits, col_slot, feat_idx, f0, f1, scratch_r, out_rows, out_row_ptr[i], write
+                )
                 big_enough = nr >= min_rows
             else:
-                nc = _intersect(csr_ptr, csr_idx, row_bits, row_slot, obj_idx, o0, o1, scratch_c, out_cols,
-                                out_col_ptr[i], write)  # fmt: skip
+                nc = _intersect(
+                    csr_ptr, csr_idx, row_bits, row_slot, obj_idx, o0, o1, scratch_c, out_cols, out_col_ptr[i], write
+                )
                 big_enough = nc >= min_cols
             if not big_enough:
                 break
@@ -157,9 +180,24 @@ def _regions(
 
 @numba.njit(cache=True)
 def _first_covering(
-    csr_ptr, csr_idx, csc_ptr, csc_idx, row_bits, row_slot, col_bits, col_slot, n_rows, n_cols,
-    obj_ptr, obj_idx, feat_ptr, feat_idx, order, max_rows, max_cols,
-):  # fmt: skip
+    csr_ptr,
+    csr_idx,
+    csc_ptr,
+    csc_idx,
+    row_bits,
+    row_slot,
+    col_bits,
+    col_slot,
+    n_rows,
+    n_cols,
+    obj_ptr,
+    obj_idx,
+    feat_ptr,
+    feat_idx,
+    order,
+    max_rows,
+    max_cols,
+):
     """The seeds of ``order`` (in that order) whose region brings a row or column not yet covered."""
     row_seen = np.zeros(n_rows, dtype=np.bool_)
     col_seen = np.zeros(n_cols, dtype=np.bool_)
@@ -170,10 +208,12 @@ def _first_covering(
     keep = np.zeros(order.shape[0], dtype=np.bool_)
     for i in range(order.shape[0]):
         s = order[i]
-        nr = _intersect(csc_ptr, csc_idx, col_bits, col_slot, feat_idx, feat_ptr[s], feat_ptr[s + 1], scratch_r,
-                        rows, 0, True)  # fmt: skip
-        nc = _intersect(csr_ptr, csr_idx, row_bits, row_slot, obj_idx, obj_ptr[s], obj_ptr[s + 1], scratch_c,
-                        cols, 0, True)  # fmt: skip
+        nr = _intersect(
+            csc_ptr, csc_idx, col_bits, col_slot, feat_idx, feat_ptr[s], feat_ptr[s + 1], scratch_r, rows, 0, True
+        )
+        nc = _intersect(
+            csr_ptr, csr_idx, row_bits, row_slot, obj_idx, obj_ptr[s], obj_ptr[s + 1], scratch_c, cols, 0, True
+        )
         new = False
         for t in range(nr):
             if not row_seen[rows[t]]:

@@ -71,9 +71,24 @@ def _counted_at_least(ptr, idx, sources, count, touched, need):
 
 @numba.njit(nogil=True, cache=True)
 def _relax_chunk(
-    csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols, col_ptr, col_idx, lo, hi, density, min_rows, min_cols,
-    sorted_bits, rank, deg_order, deg_sorted,
-):  # fmt: skip
+    csr_ptr,
+    csr_idx,
+    csc_ptr,
+    csc_idx,
+    n_rows,
+    n_cols,
+    col_ptr,
+    col_idx,
+    lo,
+    hi,
+    density,
+    min_rows,
+    min_cols,
+    sorted_bits,
+    rank,
+    deg_order,
+    deg_sorted,
+):
     # per row and per column: a count, and a list of those met
     row_count, touched_r = np.zeros(n_rows, dtype=np.int64), np.empty(n_rows, dtype=np.int64)
     col_count, touched_c = np.zeros(n_cols, dtype=np.int64), np.empty(n_cols, dtype=np.int64)
@@ -262,8 +277,19 @@ def unique_by_cols(blocks: Blocks) -> np.ndarray:
     return first_occurrences(blocks.column_hashes())
 
 
-def relax(X, Xt, col_ptr, col_idx, min_density: float, min_rows: int, min_cols: int, memory: int,
-          done=None, on=None, with_origin: bool = False):  # fmt: skip
+def relax(
+    X,
+    Xt,
+    col_ptr,
+    col_idx,
+    min_density: float,
+    min_rows: int,
+    min_cols: int,
+    memory: int,
+    done=None,
+    on=None,
+    with_origin: bool = False,
+):
     """Relax the co-clusters with columns ``col_idx[col_ptr[i]:col_ptr[i+1]]``; drop the too small.
     With ``with_origin``, also the index ``i`` each relaxed co-cluster came from: ``(Blocks, origin)``.
 

@@ -59,8 +59,10 @@ def fold(name: str, share: float, seed: int, n_boot: int) -> dict:
     for name, other in (("naive_bayes", nb), ("attribute_logistic", lr_scores)):
         both = p.covered & other.covered  # the pairs both score (a user with no training rating: neither)
         users = np.unique(test["user"].to_numpy()[both], return_inverse=True)[1]
-        scores = {"profile": (p.score[both], p.prediction[both] == "like"),
-                  name: (other.score[both], other.score[both] >= 0.5)}  # fmt: skip
+        scores = {
+            "profile": (p.score[both], p.prediction[both] == "like"),
+            name: (other.score[both], other.score[both] >= 0.5),
+        }
         ci = paired_bootstrap(y[both], scores, "profile", users, n_boot, seed)["versus"][name]
         diffs[name] = {"auc_diff": ci["auc_diff"], "auc_diff_ci": ci["auc_diff_ci"], "pairs": int(both.sum())}
     return {
@@ -73,7 +75,7 @@ def fold(name: str, share: float, seed: int, n_boot: int) -> dict:
             "coverage": float(p.covered.mean()),
             "auc": roc_auc(y[p.covered], p.score[p.covered]),
             "fit_seconds": fit_s,
-        },  # fmt: skip
+        },
         "naive_bayes": {"coverage": float(nb.covered.mean()), "auc": roc_auc(y[nb.covered], nb.score[nb.covered])},
         "attribute_logistic": {
             "coverage": float(lr_scores.covered.mean()),
@@ -122,8 +124,10 @@ def table(results: dict, share: float) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, r in results.items():
-        ci = {m: f"{d['auc_diff']:+.4f} [{d['auc_diff_ci'][0]:+.4f}, {d['auc_diff_ci'][1]:+.4f}]"
-              for m, d in r["profile_minus"].items()}  # fmt: skip
+        ci = {
+            m: f"{d['auc_diff']:+.4f} [{d['auc_diff_ci'][0]:+.4f}, {d['auc_diff_ci'][1]:+.4f}]"
+            for m, d in r["profile_minus"].items()
+        }
         lr = r["attribute_logistic"]
         lines.append(
             f"| {name} | {r['new_movies']} | {r['test_ratings']:,} | {r['like_share']:.1%} | "
@@ -132,9 +136,13 @@ def table(results: dict, share: float) -> str:
             f"{r['profile_without_attributes']['coverage']:.0%} |"
         )
     mean = lambda key: np.mean([r[key]["auc"] for r in results.values()])  # noqa: E731
-    lines += ["", f"Mean over the splits: profile {mean('profile'):.4f}, Naive Bayes {mean('naive_bayes'):.4f}, "
-              f"attribute logistic {mean('attribute_logistic'):.4f}, the user's like share alone "
-              f"{mean('user_like_share_alone'):.4f}.", ""]  # fmt: skip
+    lines += [
+        "",
+        f"Mean over the splits: profile {mean('profile'):.4f}, Naive Bayes {mean('naive_bayes'):.4f}, "
+        f"attribute logistic {mean('attribute_logistic'):.4f}, the user's like share alone "
+        f"{mean('user_like_share_alone'):.4f}.",
+        "",
+    ]
     return "\n".join(lines)
 
 

@@ -169,10 +169,12 @@ def suite_args(doc: str, datasets: list[str], runs: int, argv=None):
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--n-bands", type=int, default=None, help="override nhashes (smoke tests)")
     ap.add_argument(
-        "--variant", default="author", choices=["author", "steps"],
+        "--variant",
+        default="author",
+        choices=["author", "steps"],
         help="author: as the author's code (buckets >= 3, covered regions skipped, uncovered objects assigned); "
         "steps: the paper's six steps only",
-    )  # fmt: skip
+    )
     args = ap.parse_args(argv)
     args.names = [d for d in args.datasets.split(",") if d]
     return args

@@ -37,8 +37,18 @@ PAPER = {
     "naive_bayes": {"accuracy_on_paper_covered": 0.6932, "accuracy_full": 0.792},
     "relations": {"users": 943, "attributes": 4233, "relations": 154_628},
 }
-COLUMNS = ("auc_full", "balanced_accuracy_full", "accuracy_full", "majority_accuracy_full", "dislike_recall_full",
-           "dislike_precision_full", "coverage", "threshold", "fit_seconds", "predict_seconds")  # fmt: skip
+COLUMNS = (
+    "auc_full",
+    "balanced_accuracy_full",
+    "accuracy_full",
+    "majority_accuracy_full",
+    "dislike_recall_full",
+    "dislike_precision_full",
+    "coverage",
+    "threshold",
+    "fit_seconds",
+    "predict_seconds",
+)
 # the paper's setting: (name, attribute kinds, co-clustered features, skip_covered)
 PAPER_VARIANTS = [
     ("movies and attributes, skip_covered", PAPER_KINDS, "all", True),
@@ -70,8 +80,14 @@ def run_fold(split: str, home, n_boot: int, grid: str = "full") -> dict:
 
     data = load_movies("ml-100k", split, home, KINDS, 3)
     t = time.perf_counter()
-    res = evaluate(data.train, data.test, data.attributes, data.items, protocol=Protocol(n_boot=n_boot, grid=grid),
-                   progress=lambda m: log(f"  [{split}] {m}"))  # fmt: skip
+    res = evaluate(
+        data.train,
+        data.test,
+        data.attributes,
+        data.items,
+        protocol=Protocol(n_boot=n_boot, grid=grid),
+        progress=lambda m: log(f"  [{split}] {m}"),
+    )
     res["wall_seconds"] = time.perf_counter() - t
     return res
 
@@ -144,8 +160,17 @@ def _num(v):
     return np.nan if v is None else v
 
 
-def _ms_table(ms: dict, columns=("auc_full", "balanced_accuracy_full", "accuracy_full", "majority_accuracy_full",
-                                   "dislike_recall_full", "coverage")) -> list[str]:  # fmt: skip
+def _ms_table(
+    ms: dict,
+    columns=(
+        "auc_full",
+        "balanced_accuracy_full",
+        "accuracy_full",
+        "majority_accuracy_full",
+        "dislike_recall_full",
+        "coverage",
+    ),
+) -> list[str]:
     out = ["| method | " + " | ".join(SHORT[c] for c in columns) + " |", "|---|" + "---|" * len(columns)]
     for name, r in ms.items():
         cells = [("—" if r[c][0] is None else f"{r[c][0]:.4f} ± {r[c][1]:.4f}") for c in columns]
@@ -276,8 +301,9 @@ def _list_sentences(results: dict, folds: list) -> list[str]:
             f"and {sum(lo <= 0 <= hi for _, lo, hi in diffs)} of {len(diffs)} per-fold 95 % intervals over users "
             f"include 0 (per fold {', '.join(f'{d:+.4f}' for d, _, _ in diffs)})."
         )
-    controls = {c: _mean(results, folds, lambda r, c=c: r["topn"]["controls"][c]["ndcg@10"])
-                for c in topn.get("controls", {})}  # fmt: skip
+    controls = {
+        c: _mean(results, folds, lambda r, c=c: r["topn"]["controls"][c]["ndcg@10"]) for c in topn.get("controls", {})
+    }
     if "random_support" in controls:
         diffs = _fold_differences(results, folds, "random_support")
         lines.append(
@@ -299,10 +325,13 @@ def _list_sentences(results: dict, folds: list) -> list[str]:
             f"* **The lists' blend** (popularity and like-probability beside the item model, weighed on held-out "
             f"ratings): the item model alone scores {controls['item_model_lists']:.4f}, "
             f"{ndcg['profile'] - controls['item_model_lists']:+.4f} for the blend on {scope}"
-            + (f" (higher on {sum(d > 0 for d, _, _ in diffs)} of {len(diffs)} folds, {above} intervals above 0)"
-               if diffs else "")
+            + (
+                f" (higher on {sum(d > 0 for d, _, _ in diffs)} of {len(diffs)} folds, {above} intervals above 0)"
+                if diffs
+                else ""
+            )
             + "."
-        )  # fmt: skip
+        )
     return lines
 
 
@@ -329,8 +358,11 @@ def readme_table(results: dict, folds: list) -> list[str]:
         f"| EASE (cornac), tuned | {ndcg('ease'):.4f} | {diff('ease')} | |",
         f"| iALS (implicit), tuned | {ndcg('ials'):.4f} | {diff('ials')} | |",
     ]
-    for name, text in (("ease_blend", "EASE + the product's blend"), ("ials_blend", "iALS + the product's blend"),
-                       ("item_model_blend", "the co-cluster item model + the same blend")):  # fmt: skip
+    for name, text in (
+        ("ease_blend", "EASE + the product's blend"),
+        ("ials_blend", "iALS + the product's blend"),
+        ("item_model_blend", "the co-cluster item model + the same blend"),
+    ):
         if name in controls:
             rows.append(f"| {text} | {control(name):.4f} | {diff(name)} | |")
     others = ("rp3beta", "itemknn", "bpr", "popularity")
@@ -361,12 +393,16 @@ def _beaten_sentences(results: dict, folds: list, auc: dict) -> list[str]:
     scope = f"the {n}-fold mean" if n > 1 else folds[0]
     lines = []
     for m in (m for m in auc if m != "profile" and auc[m] is not None and auc[m] >= auc["profile"]):
-        lines.append(f"* **Not beaten (like/dislike):** {m}'s AUC {auc[m]:.4f} is at least the profile model's "
-                     f"{auc['profile']:.4f} on {scope}.")  # fmt: skip
+        lines.append(
+            f"* **Not beaten (like/dislike):** {m}'s AUC {auc[m]:.4f} is at least the profile model's "
+            f"{auc['profile']:.4f} on {scope}."
+        )
     if not all("topn" in results[f] for f in folds):
         return lines
-    ndcg = {m: _mean(results, folds, lambda r, m=m: r["topn"]["methods"][m]["ndcg@10"])
-            for m in results[folds[0]]["topn"]["methods"]}  # fmt: skip
+    ndcg = {
+        m: _mean(results, folds, lambda r, m=m: r["topn"]["methods"][m]["ndcg@10"])
+        for m in results[folds[0]]["topn"]["methods"]
+    }
     for m in sorted((m for m in ndcg if m != "profile" and ndcg[m] >= ndcg["profile"]), key=lambda m: -ndcg[m]):
         per_fold = []
         for f in folds:
@@ -545,12 +581,16 @@ def _strong_section(results: dict, folds: list, names: list) -> list[str]:
 def _settings_section(results: dict, folds: list) -> list[str]:
     """The setting chosen for each method on each fold, how often the most frequent one won, and the
     settings whose choice still sits on an open edge of what was tried (:mod:`recsys.evaluation.search`)."""
-    lines = ["## The settings the procedure chose", "",
-             "Points: the declared grid's, plus those added past an edge the choice sat on (largest over folds). "
-             "Open edges: a setting chosen at the end of the values tried with better values possibly beyond "
-             "(`—`: none on any fold).", "",
-             "| method | task | points | " + " | ".join(folds) + " | same on | open edges |",
-             "|---|---|---|" + "---|" * (len(folds) + 2)]  # fmt: skip
+    lines = [
+        "## The settings the procedure chose",
+        "",
+        "Points: the declared grid's, plus those added past an edge the choice sat on (largest over folds). "
+        "Open edges: a setting chosen at the end of the values tried with better values possibly beyond "
+        "(`—`: none on any fold).",
+        "",
+        "| method | task | points | " + " | ".join(folds) + " | same on | open edges |",
+        "|---|---|---|" + "---|" * (len(folds) + 2),
+    ]
     for task, key in (("like/dislike", "methods"), ("lists", "topn")):
         group = results[folds[0]][key] if key == "methods" else results[folds[0]].get("topn", {}).get("methods", {})
         for m, r in group.items():
@@ -560,8 +600,11 @@ def _settings_section(results: dict, folds: list) -> list[str]:
             chosen = [json.dumps(x["params"], sort_keys=True) for x in per_fold]
             top = max(set(chosen), key=chosen.count)
             points = max(len(x["grid"]) for x in per_fold)
-            lines.append(f"| {m} | {task} | {points} | " + " | ".join(f"`{c}`" for c in chosen)
-                         + f" | {chosen.count(top)} of {len(folds)} | {_open_edges(per_fold, folds)} |")  # fmt: skip
+            lines.append(
+                f"| {m} | {task} | {points} | "
+                + " | ".join(f"`{c}`" for c in chosen)
+                + f" | {chosen.count(top)} of {len(folds)} | {_open_edges(per_fold, folds)} |"
+            )
     return [*lines, ""]
 
 
@@ -570,9 +613,11 @@ def _open_edges(per_fold: list, folds: list) -> str:
     ``not recorded`` for results written before edges were."""
     if not all("axes" in x.get("tuning", {}) for x in per_fold):
         return "not recorded"
-    parts = [f"{f}: " + ", ".join(f"{a} {v['open_edge']}" for a, v in x["tuning"]["axes"].items() if v["open_edge"])
-             for f, x in zip(folds, per_fold, strict=True)
-             if any(v["open_edge"] for v in x["tuning"]["axes"].values())]  # fmt: skip
+    parts = [
+        f"{f}: " + ", ".join(f"{a} {v['open_edge']}" for a, v in x["tuning"]["axes"].items() if v["open_edge"])
+        for f, x in zip(folds, per_fold, strict=True)
+        if any(v["open_edge"] for v in x["tuning"]["axes"].values())
+    ]
     return "; ".join(parts) or "—"
 
 
@@ -699,10 +744,19 @@ def main(argv=None) -> None:
     ap.add_argument("--grid", default="full", choices=["small", "full"], help="the methods' grids (default: full)")
     ap.add_argument("--no-paper-variants", action="store_true", help="skip the paper-setting variants")
     ap.add_argument("--paper-variant", nargs=3, help=argparse.SUPPRESS)
-    ap.add_argument("--render", type=Path, metavar="JSON",
-                    help="rewrite the Markdown beside a results JSON from its figures (no run)")  # fmt: skip
-    ap.add_argument("--merge", type=Path, nargs="+", metavar="JSON",
-                    help="one results file (in --out) from runs of other folds, one commit (no run)")  # fmt: skip
+    ap.add_argument(
+        "--render",
+        type=Path,
+        metavar="JSON",
+        help="rewrite the Markdown beside a results JSON from its figures (no run)",
+    )
+    ap.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        metavar="JSON",
+        help="one results file (in --out) from runs of other folds, one commit (no run)",
+    )
     args = ap.parse_args(argv)
     if args.render:
         render(args.render)
@@ -722,8 +776,14 @@ def main(argv=None) -> None:
         results[split] = run_fold(split, home, args.bootstrap, args.grid)
         log(f"{split}: {results[split]['wall_seconds']:.0f} s")
     variants = None if args.no_paper_variants else run_paper_variants(home)
-    payload = {"folds": folds, "attribute_kinds": list(KINDS), "top_cast": 3, "paper": PAPER, "results": results,
-               "paper_variants": variants}  # fmt: skip
+    payload = {
+        "folds": folds,
+        "attribute_kinds": list(KINDS),
+        "top_cast": 3,
+        "paper": PAPER,
+        "results": results,
+        "paper_variants": variants,
+    }
     md = markdown(results, folds, variants)
     write_results(args.out, "movielens", payload, md, started, folds=folds, seed=0, grid=args.grid)
     print(md)
@@ -744,9 +804,13 @@ def merge(paths: list[Path], out: Path) -> None:
     results = {f: r for p in parts for f, r in p["results"].items()}
     variants = next((p["paper_variants"] for p in parts if p.get("paper_variants")), None)
     payload = {**parts[0], "folds": folds, "results": results, "paper_variants": variants}
-    prov = {**provs[0], "command": " & ".join(p["command"] for p in provs) + " (merged with --merge)",
-            "created": max(p["created"] for p in provs), "wall_seconds": max(p["wall_seconds"] for p in provs),
-            "folds": folds}  # fmt: skip
+    prov = {
+        **provs[0],
+        "command": " & ".join(p["command"] for p in provs) + " (merged with --merge)",
+        "created": max(p["created"] for p in provs),
+        "wall_seconds": max(p["wall_seconds"] for p in provs),
+        "folds": folds,
+    }
     payload["_provenance"] = prov
     from recsys.files import json_default
 

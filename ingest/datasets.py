@@ -225,8 +225,17 @@ def load_movies(
     got = READERS[name](req)
     train, test = (got.ratings, got.test) if got.test is not None else split_ratings(got.ratings, split)
     attributes = _attributes(got.parts, wanted, name)
-    return MovieData(name, split, train, test, got.items[["item", "title"]], attributes, got.links,
-                     sorted(attributes["kind"].unique()), got.notes)  # fmt: skip
+    return MovieData(
+        name,
+        split,
+        train,
+        test,
+        got.items[["item", "title"]],
+        attributes,
+        got.links,
+        sorted(attributes["kind"].unique()),
+        got.notes,
+    )
 
 
 def load_files(
@@ -293,15 +302,28 @@ class DataSource:
         if self.ratings is not None:
             if self.dataset is not None:
                 raise DataRequestError("give either --dataset or --ratings, not both")
-            return load_files(self.ratings, self.items, self.split or default_split("files", evaluating), self.kinds,
-                              columns=self.ratings_columns, item_columns=self.item_columns,
-                              duplicates=self.duplicates)  # fmt: skip
+            return load_files(
+                self.ratings,
+                self.items,
+                self.split or default_split("files", evaluating),
+                self.kinds,
+                columns=self.ratings_columns,
+                item_columns=self.item_columns,
+                duplicates=self.duplicates,
+            )
         if self.items is not None:
             raise DataRequestError("--items goes with --ratings (your own data)")
         name = self.dataset or "ml-100k"
-        return load_movies(name, self.split or default_split(name, evaluating), self.home, self.kinds,
-                           self.top_cast or None, duplicates=self.duplicates, download=self.download,
-                           progress=progress)  # fmt: skip
+        return load_movies(
+            name,
+            self.split or default_split(name, evaluating),
+            self.home,
+            self.kinds,
+            self.top_cast or None,
+            duplicates=self.duplicates,
+            download=self.download,
+            progress=progress,
+        )
 
 
 def _attributes(parts: list, wanted, name: str) -> pd.DataFrame:

@@ -22,8 +22,7 @@ import pandas as pd
 
 SEED = 20161001
 N_USERS, N_MOVIES = 300, 240
-GENRES = ["Action", "Comedy", "Drama", "Horror", "Romance", "Sci-Fi", "Thriller", "Animation", "Documentary",
-          "Western"]  # fmt: skip
+GENRES = ["Action", "Comedy", "Drama", "Horror", "Romance", "Sci-Fi", "Thriller", "Animation", "Documentary", "Western"]
 ADJECTIVES = (
     "Silent Crimson Last Hidden Broken Golden Distant Midnight Frozen Wild Lost Burning Quiet Iron Paper "
     "Electric Hollow Bright Secret Endless"
@@ -32,10 +31,54 @@ NOUNS = (
     "River Empire Garden Signal Harbor Machine Orchard Frontier Lantern Station Kingdom Circus Voyage Canyon "
     "Mirror Comet Highway Island Theatre Winter"
 ).split()
-FIRST = ["Ada", "Bruno", "Clara", "Diego", "Elena", "Farid", "Greta", "Hugo", "Ines", "Jonas", "Kira", "Luca", "Mira",
-         "Nils", "Olga", "Pablo", "Rosa", "Sami", "Tess", "Ugo", "Vera", "Wim", "Yara", "Zeno"]  # fmt: skip
-LAST = ["Moreau", "Silva", "Novak", "Lindqvist", "Okafor", "Tanaka", "Brennan", "Costa", "Haddad", "Kowalski",
-        "Rossi", "Varga", "Almeida", "Fischer", "Ivanova", "Mendes", "Quinn", "Sato", "Weber", "Yilmaz"]  # fmt: skip
+FIRST = [
+    "Ada",
+    "Bruno",
+    "Clara",
+    "Diego",
+    "Elena",
+    "Farid",
+    "Greta",
+    "Hugo",
+    "Ines",
+    "Jonas",
+    "Kira",
+    "Luca",
+    "Mira",
+    "Nils",
+    "Olga",
+    "Pablo",
+    "Rosa",
+    "Sami",
+    "Tess",
+    "Ugo",
+    "Vera",
+    "Wim",
+    "Yara",
+    "Zeno",
+]
+LAST = [
+    "Moreau",
+    "Silva",
+    "Novak",
+    "Lindqvist",
+    "Okafor",
+    "Tanaka",
+    "Brennan",
+    "Costa",
+    "Haddad",
+    "Kowalski",
+    "Rossi",
+    "Varga",
+    "Almeida",
+    "Fischer",
+    "Ivanova",
+    "Mendes",
+    "Quinn",
+    "Sato",
+    "Weber",
+    "Yilmaz",
+]
 # a taste: (favoured genres, disliked genres)
 TASTES = [
     (["Action", "Sci-Fi", "Thriller"], ["Romance", "Documentary"]),

@@ -133,11 +133,7 @@ def build_relations(
     >>> sorted(build_relations(r, a).frame().itertuples(index=False, name=None))
     [(1, 'genre:Drama:Y'), (1, 'movie:10:Y'), (1, 'movie:11:N'), (2, 'genre:Drama:N'), (2, 'movie:10:N')]
     """
-    missing = {"user", "item", "rating"} - set(ratings.columns)
-    if missing:
-        raise DataRequestError(f"ratings lack columns {sorted(missing)}")
-    if not np.isfinite(threshold):
-        raise DataRequestError(f"threshold must be a finite number, got {threshold!r}")
+    _check_inputs(ratings, threshold)
     # Rows and features as integer keys (movies 2 × item + liked, then attributes after them); a
     # feature's name is written once, not once per rating: at 25 M ratings the per-rating names,
     # their sort and a two-column group-by took 67 s.
@@ -147,8 +143,13 @@ def build_relations(
     keys = [2 * item_codes.astype(np.int64) + liked]
     objs = [users]
     distinct = _distinct(keys[0])
-    names = [format_features(np.full(len(distinct), ITEM_KIND, dtype=object),
-                             np.asarray(item_ids, dtype=object)[distinct // 2], _polarity(distinct))]  # fmt: skip
+    names = [
+        format_features(
+            np.full(len(distinct), ITEM_KIND, dtype=object),
+            np.asarray(item_ids, dtype=object)[distinct // 2],
+            _polarity(distinct),
+        )
+    ]
     if item_attributes is not None and len(item_attributes):
         u, codes, attr_liked, attr_names = _attribute_relations(ratings, item_attributes, threshold, kinds)
         attr_keys = 2 * codes + attr_liked
@@ -159,6 +160,14 @@ def build_relations(
         distinct = np.r_[distinct, offset + attr_distinct]
         names.append(np.asarray(attr_names, dtype=object)[attr_distinct // 2] + ":" + _polarity(attr_distinct))
     return _assemble(objs, keys, distinct, names)
+
+
+def _check_inputs(ratings: pd.DataFrame, threshold: float) -> None:
+    missing = {"user", "item", "rating"} - set(ratings.columns)
+    if missing:
+        raise DataRequestError(f"ratings lack columns {sorted(missing)}")
+    if not np.isfinite(threshold):
+        raise DataRequestError(f"threshold must be a finite number, got {threshold!r}")
 
 
 def _assemble(objs: list, keys: list, distinct: np.ndarray, names: list) -> Relations:

@@ -50,13 +50,24 @@ ALIASES = {
         "isbn",
         "course",
         "course_id",
-    ),  # fmt: skip
+    ),
     "rating": ("rating", "score", "stars", "value", "grade", "book_rating"),
     "timestamp": ("timestamp", "time", "date", "ts", "datetime"),
 }
-SINGULAR = {"genres": "genre", "tags": "tag", "directors": "director", "writers": "writer", "actors": "actor",
-            "actresses": "actress", "keywords": "keyword", "authors": "author", "categories": "category",
-            "publishers": "publisher", "languages": "language", "countries": "country"}  # fmt: skip
+SINGULAR = {
+    "genres": "genre",
+    "tags": "tag",
+    "directors": "director",
+    "writers": "writer",
+    "actors": "actor",
+    "actresses": "actress",
+    "keywords": "keyword",
+    "authors": "author",
+    "categories": "category",
+    "publishers": "publisher",
+    "languages": "language",
+    "countries": "country",
+}
 MULTI_SEP = "|"
 
 
@@ -239,8 +250,9 @@ def read_person(path: str | Path, columns: dict | None = None) -> pd.DataFrame:
     dup = out["item"].duplicated(keep=False).to_numpy()
     if dup.any():
         j = np.flatnonzero(dup)[:2]
-        raise DataFormatError(f"{path}:{lines[j[1]]}: item {out['item'].iloc[j[0]]} rated twice (lines "
-                              f"{lines[j[0]]}, {lines[j[1]]})")  # fmt: skip
+        raise DataFormatError(
+            f"{path}:{lines[j[1]]}: item {out['item'].iloc[j[0]]} rated twice (lines {lines[j[0]]}, {lines[j[1]]})"
+        )
     return out
 
 

@@ -53,16 +53,22 @@ def run_demo(out: str | Path, users: int = 20, progress=None) -> Demo:
     out = Path(out)
     data = DataSource(dataset="demo", split="random:0.2:0").load(evaluating=True)
     people, movies = data.train["user"].nunique(), data.train["item"].nunique()
-    step(f"demo data (generated): {people:,} people, {movies:,} movies, {len(data.train):,} training and "
-         f"{len(data.test):,} test ratings; attributes {', '.join(data.kinds)}")  # fmt: skip
+    step(
+        f"demo data (generated): {people:,} people, {movies:,} movies, {len(data.train):,} training and "
+        f"{len(data.test):,} test ratings; attributes {', '.join(data.kinds)}"
+    )
     step("every method tuned and scored: like/dislike, top-10 lists, ablations, new people (about 40 s)")
     res = evaluate(data.train, data.test, data.attributes, data.items, protocol=Protocol(n_boot=200), progress=progress)
     step("the model on all training ratings")
     model = ProfileRecommender().fit(data.train, data.attributes, data.items, progress=progress)
     step(f"writing the model, the evaluation and {max(1, users)} people's report pages to {out}")
     out.mkdir(parents=True, exist_ok=True)
-    stamp = provenance(dataset="demo", split=data.split, attribute_kinds=data.kinds,
-                       data_fingerprint=fingerprint(data.train, data.attributes))  # fmt: skip
+    stamp = provenance(
+        dataset="demo",
+        split=data.split,
+        attribute_kinds=data.kinds,
+        data_fingerprint=fingerprint(data.train, data.attributes),
+    )
     save(model, out / "model", stamp)
     evaluation = {"dataset": "demo", "split": data.split, **res, **provenance()}
     with atomic_open(out / "evaluation.json") as f:
@@ -70,8 +76,15 @@ def run_demo(out: str | Path, users: int = 20, progress=None) -> Demo:
     counts = model.profiles_.ratings.lengths
     top = model.profiles_.users[np.argsort(-counts, kind="stable")[: max(1, users)]]
     page = write_evaluation(evaluation, out / "report" / "evaluation.html")
-    index = write_all(model, out / "report", top.tolist(), 10, str(out / "model"), progress=progress,
-                      links=[("How every method compares: the evaluation", "evaluation.html")])  # fmt: skip
+    index = write_all(
+        model,
+        out / "report",
+        top.tolist(),
+        10,
+        str(out / "model"),
+        progress=progress,
+        links=[("How every method compares: the evaluation", "evaluation.html")],
+    )
     evaluation["demo_seconds"] = time.perf_counter() - t0
     with atomic_open(out / "evaluation.txt") as f:
         f.write("\n".join(text_lines(evaluation)) + "\n")

@@ -18,11 +18,13 @@ from tests.test_recsys_model import FAST, list_total, taste_data
 @st.composite
 def small_tables(draw):
     n_users, n_items, n_attrs = draw(st.integers(1, 6)), draw(st.integers(1, 7)), draw(st.integers(1, 5))
-    rated = draw(st.lists(st.tuples(st.integers(0, n_users - 1), st.integers(0, n_items - 1)), max_size=25,
-                          unique=True))  # fmt: skip
+    rated = draw(
+        st.lists(st.tuples(st.integers(0, n_users - 1), st.integers(0, n_items - 1)), max_size=25, unique=True)
+    )
     values = draw(st.lists(st.integers(1, 5), min_size=len(rated), max_size=len(rated)))
-    carried = draw(st.lists(st.tuples(st.integers(0, n_items - 1), st.integers(0, n_attrs - 1)), max_size=20,
-                            unique=True))  # fmt: skip
+    carried = draw(
+        st.lists(st.tuples(st.integers(0, n_items - 1), st.integers(0, n_attrs - 1)), max_size=20, unique=True)
+    )
     bias = draw(st.lists(st.floats(-2, 2), min_size=n_items, max_size=n_items))
     R = Csr.from_pairs([u for u, _ in rated], [i for _, i in rated], (n_users, n_items), np.array(values, float))
     IA = Csr.from_pairs([i for i, _ in carried], [a for _, a in carried], (n_items, n_attrs))
@@ -161,8 +163,11 @@ def test_the_report_flags_new_items(cold):
     model, _, test, _, _ = cold
     user = test["user"].iloc[0]
     html = render_user(model, user, n=model.profiles_.n_items)
-    assert html.count("new: no rating yet, scored from its attributes") == sum(r["new"] for r in model.recommend(
-        user, n=model.profiles_.n_items)) > 0  # fmt: skip
+    assert (
+        html.count("new: no rating yet, scored from its attributes")
+        == sum(r["new"] for r in model.recommend(user, n=model.profiles_.n_items))
+        > 0
+    )
 
 
 @settings(max_examples=100, deadline=None)

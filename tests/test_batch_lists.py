@@ -22,8 +22,13 @@ from recsys.model.list_blend import ListBlend, candidates, log_likes, logit
 def model():
     train, _, attrs, items = taste_data()
     # two items with attributes and no rating: new items, listed from their attributes
-    extra = pd.DataFrame({"item": [60, 61, 60, 61], "kind": ["genre", "genre", "director", "director"],
-                          "value": ["g0", "g1", "d0", "d1"]})  # fmt: skip
+    extra = pd.DataFrame(
+        {
+            "item": [60, 61, 60, 61],
+            "kind": ["genre", "genre", "director", "director"],
+            "value": ["g0", "g1", "d0", "d1"],
+        }
+    )
     titles = pd.concat([items, pd.DataFrame({"item": [60, 61], "title": ["New A", "New B"]})], ignore_index=True)
     return ProfileRecommender(like_params=FAST, dislike_params=FAST, item_l2=50.0).fit(
         train, pd.concat([attrs, extra], ignore_index=True), titles
@@ -64,8 +69,14 @@ def _people(model, rng, n_new: int):
     return rows
 
 
-@pytest.mark.parametrize("blend", [ListBlend(), ListBlend(popularity=0.3, like=0.7, candidates=5),
-                                   ListBlend(popularity=0.0, like=1.5, candidates=12)])  # fmt: skip
+@pytest.mark.parametrize(
+    "blend",
+    [
+        ListBlend(),
+        ListBlend(popularity=0.3, like=0.7, candidates=5),
+        ListBlend(popularity=0.0, like=1.5, candidates=12),
+    ],
+)
 @pytest.mark.parametrize("budget", [0, 2])
 def test_block_lists_are_the_per_person_lists(model, blend, budget):
     m = copy.copy(model)

@@ -166,8 +166,9 @@ def test_recommend_for_a_new_person_and_for_many_users(model_dir, tmp_path):
     assert res.returncode == 0, res.stderr
     rows = list(csv.DictReader((tmp_path / "l.csv").open()))
     assert [r["user"] for r in rows] == ["1"] * 4 + ["2"] * 4 + ["nobody"] and rows[-1]["reason"] == "unknown user"
-    assert [r["item"] for r in rows[:4]] == [str(x["item"]) for x in json.loads(
-        recsys("recommend", str(model_dir), "1", "-n", "4", "--json").stdout)]  # fmt: skip
+    assert [r["item"] for r in rows[:4]] == [
+        str(x["item"]) for x in json.loads(recsys("recommend", str(model_dir), "1", "-n", "4", "--json").stdout)
+    ]
     bad = recsys("recommend", str(model_dir), "1", "--users", str(users))
     assert bad.returncode == 2 and "give one of USER, --ratings FILE or --users FILE" in bad.stderr
 

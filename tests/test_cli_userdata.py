@@ -18,10 +18,25 @@ def test_own_data_trains_evaluates_and_reports(books, tmp_path):
     res = recsys("train", "--ratings", r, "--items", i, *COLS, *FAST, "--out", str(model), home=tmp_path / "empty")
     assert res.returncode == 0, res.stderr
     res = recsys(
-        "evaluate", "--ratings", r, "--items", i, *COLS, *FAST, "--split", "random:0.2:0", "--json", "--quiet",
-        "--bootstrap", "50", "--paper-n-bands", "60", "--report", str(tmp_path / "evaluation.html"),
+        "evaluate",
+        "--ratings",
+        r,
+        "--items",
+        i,
+        *COLS,
+        *FAST,
+        "--split",
+        "random:0.2:0",
+        "--json",
+        "--quiet",
+        "--bootstrap",
+        "50",
+        "--paper-n-bands",
+        "60",
+        "--report",
+        str(tmp_path / "evaluation.html"),
         home=tmp_path / "empty",
-    )  # fmt: skip
+    )
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["split"] == "random:0.2:0" and out["ratings_file"] == r
@@ -86,15 +101,28 @@ def test_demo_works_with_no_network_and_no_data_home(tmp_path):
 
 @pytest.mark.data
 def test_ml_latest_small_out_of_the_box(shared_data, tmp_path):
-    res = recsys("train", "--dataset", "ml-latest-small", "--out", str(tmp_path / "m"), "--quiet", *FAST,
-                 home=shared_data)  # fmt: skip
+    res = recsys(
+        "train", "--dataset", "ml-latest-small", "--out", str(tmp_path / "m"), "--quiet", *FAST, home=shared_data
+    )
     assert res.returncode == 0, res.stderr
     manifest = json.loads((tmp_path / "m" / "manifest.json").read_text())
     assert manifest["provenance"]["attribute_kinds"] == ["genre", "tag"] and manifest["provenance"]["split"] == "all"
     res = recsys(
-        "evaluate", "--dataset", "ml-latest-small", "--split", "random:0.2:0", "--json", "--quiet", *FAST,
-        "--bootstrap", "0", "--no-topn", "--methods", "majority,svd", home=shared_data,
-    )  # fmt: skip
+        "evaluate",
+        "--dataset",
+        "ml-latest-small",
+        "--split",
+        "random:0.2:0",
+        "--json",
+        "--quiet",
+        *FAST,
+        "--bootstrap",
+        "0",
+        "--no-topn",
+        "--methods",
+        "majority,svd",
+        home=shared_data,
+    )
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert list(out["methods"]) == ["majority", "svd"]
@@ -122,9 +150,11 @@ def test_a_report_without_out_is_written_beside_you(tmp_path, monkeypatch):
 
 
 def test_evaluate_option_errors_come_before_the_data(tmp_path):
-    for args, message in ((["--grid", "huge"], "--grid must be one of small, full"),
-                          (["--methods", "svd,magic"], "--methods must be among"),
-                          (["--strong-users", "1.5"], "--strong-users must be in")):  # fmt: skip
+    for args, message in (
+        (["--grid", "huge"], "--grid must be one of small, full"),
+        (["--methods", "svd,magic"], "--methods must be among"),
+        (["--strong-users", "1.5"], "--strong-users must be in"),
+    ):
         res = recsys("evaluate", "--ratings", str(tmp_path / "none.csv"), *args)
         assert res.returncode == 2 and message in res.stderr and "Traceback" not in res.stderr
 

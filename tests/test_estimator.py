@@ -322,10 +322,24 @@ def test_relaxation_at_density_one_is_the_closure_of_the_columns(seed, n_rows, p
     min_rows, min_cols = int(rng.integers(1, 4)), int(rng.integers(1, 4))
     got = relax_mod.relax(X, Xt, ptr, idx, 1.0, min_rows, min_cols, memory=1 << 30)
     counted = relax_mod._relax_chunk(
-        X.indptr, X.indices, Xt.indptr, Xt.indices, n_rows, n_cols, ptr, idx, 0, len(B), 1.0, min_rows, min_cols,
-        np.zeros((0, 1), dtype=np.uint64), np.zeros(n_cols, dtype=np.int64),  # no bitsets: every count walks lists
-        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
-    )  # fmt: skip
+        X.indptr,
+        X.indices,
+        Xt.indptr,
+        Xt.indices,
+        n_rows,
+        n_cols,
+        ptr,
+        idx,
+        0,
+        len(B),
+        1.0,
+        min_rows,
+        min_cols,
+        np.zeros((0, 1), dtype=np.uint64),
+        np.zeros(n_cols, dtype=np.int64),  # no bitsets: every count walks lists
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+    )
     for name, ref in zip(("row_ptr", "row_idx", "col_ptr", "col_idx"), counted):
         assert np.array_equal(getattr(got, name), ref)
     D = X.toarray().astype(bool)

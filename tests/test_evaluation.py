@@ -18,12 +18,16 @@ from recsys.evaluation.surprise_methods import SURPRISE_METHODS, SurpriseMethod
 
 # small grids of two points where the declared ones are large: the protocol, not the search, is under test
 SMALL = {
-    "ials": [{"factors": 8, "regularization": 1.0, "alpha": 1.0, "iterations": 5, "input": "likes"},
-             {"factors": 8, "regularization": 10.0, "alpha": 1.0, "iterations": 5, "input": "all"}],
+    "ials": [
+        {"factors": 8, "regularization": 1.0, "alpha": 1.0, "iterations": 5, "input": "likes"},
+        {"factors": 8, "regularization": 10.0, "alpha": 1.0, "iterations": 5, "input": "all"},
+    ],
     "bpr": [{"factors": 8, "learning_rate": 0.05, "regularization": 0.01, "iterations": 20, "input": "likes"}],
-    "rp3beta": [{"alpha": 1.0, "beta": 0.3, "k": 50, "input": "likes"},
-                {"alpha": 0.5, "beta": 0.6, "k": 50, "input": "all"}],
-}  # fmt: skip
+    "rp3beta": [
+        {"alpha": 1.0, "beta": 0.3, "k": 50, "input": "likes"},
+        {"alpha": 0.5, "beta": 0.6, "k": 50, "input": "all"},
+    ],
+}
 
 
 def _setup(**kw):
@@ -105,8 +109,18 @@ def test_report_schema(run):
     res = run[0]
     assert list(res["methods"]) == list(ev.METHODS)
     for name, r in res["methods"].items():
-        keys = {"auc_full", "balanced_accuracy_full", "accuracy_full", "majority_accuracy_full", "dislike_recall_full",
-                "dislike_precision_full", "coverage", "threshold", "fit_seconds", "predict_seconds"}  # fmt: skip
+        keys = {
+            "auc_full",
+            "balanced_accuracy_full",
+            "accuracy_full",
+            "majority_accuracy_full",
+            "dislike_recall_full",
+            "dislike_precision_full",
+            "coverage",
+            "threshold",
+            "fit_seconds",
+            "predict_seconds",
+        }
         assert keys <= set(r)
         assert (r["threshold"] is None) == (name in ("majority", "profile_paper"))
         assert "params" in r and "grid" in r
@@ -229,8 +243,9 @@ def test_weighted_auc_and_the_user_bootstrap():
     W = intervals.user_weights(np.random.default_rng(1), users, 5)
     assert (W.reshape(5, 30, 10) == W.reshape(5, 30, 10)[:, :, :1]).all(), "a user's ratings go in or out together"
     assert (W.sum(axis=1) == 300).all()
-    out = intervals.paired_bootstrap(y, {"a": (s, s > 0.5), "b": (rng.random(300), rng.random(300) > 0.5)}, "a", users,
-                                     200, 0)  # fmt: skip
+    out = intervals.paired_bootstrap(
+        y, {"a": (s, s > 0.5), "b": (rng.random(300), rng.random(300) > 0.5)}, "a", users, 200, 0
+    )
     c = out["versus"]["b"]
     assert c["auc_diff_ci"][0] < c["auc_diff"] < c["auc_diff_ci"][1] and c["auc_diff_ci"][0] > 0
     same = intervals.paired_bootstrap(y, {"a": (s, s > 0.5), "b": (s, s > 0.5)}, "a", users, 50, 0)["versus"]["b"]
@@ -371,11 +386,19 @@ def test_the_brief_summary_names_who_leads_and_says_ahead_only_when_the_interval
     from recsys.evaluation.summary import brief_lines, source_line
 
     def res(diff, ci):
-        methods = {"profile": {"auc_full": 0.80, "balanced_accuracy_full": 0.7},
-                   "knn": {"auc_full": 0.80 - diff, "balanced_accuracy_full": 0.7}}  # fmt: skip
+        methods = {
+            "profile": {"auc_full": 0.80, "balanced_accuracy_full": 0.7},
+            "knn": {"auc_full": 0.80 - diff, "balanced_accuracy_full": 0.7},
+        }
         ci_versus = {"knn": {"auc_diff": diff, "auc_diff_ci": ci}}
-        return {"n_test": 10, "like_share_test": 0.8, "methods": methods, "ci": {"versus": ci_versus},
-                "seconds": 12.3, "commit": None}  # fmt: skip
+        return {
+            "n_test": 10,
+            "like_share_test": 0.8,
+            "methods": methods,
+            "ci": {"versus": ci_versus},
+            "seconds": 12.3,
+            "commit": None,
+        }
 
     text = "\n".join(brief_lines(res(-0.02, [-0.03, -0.01])))
     assert "On AUC knn leads profile by 0.0200 [95 % 0.0100, 0.0300]: knn is ahead of profile" in text
@@ -400,8 +423,12 @@ def test_pooled_interval_is_of_the_mean_over_folds():
     fixed = [{"p": np.full(10, 0.3), "q": np.full(10, 0.1)}] * 3
     assert intervals.pooled_paired_means(fixed, "p", 100, 0)["versus"]["q"]["diff_ci"] == pytest.approx([0.2, 0.2])
     # a method missing from a fold is left out rather than compared on part of the folds
-    assert "r" not in intervals.pooled_paired_means([{"p": [1.0], "q": [0.0], "r": [0.0]}, {"p": [1.0], "q": [0.0]}],
-                                                    "p", 10, 0)["versus"]  # fmt: skip
+    assert (
+        "r"
+        not in intervals.pooled_paired_means(
+            [{"p": [1.0], "q": [0.0], "r": [0.0]}, {"p": [1.0], "q": [0.0]}], "p", 10, 0
+        )["versus"]
+    )
 
 
 def test_a_blend_of_nothing_lists_as_the_ranker_and_a_heavy_popularity_weight_lists_by_popularity(run):

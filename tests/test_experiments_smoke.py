@@ -42,9 +42,19 @@ def test_scaling(tmp_path, shared_data):
     from experiments import scaling
 
     scaling.main(
-        ["--sizes", "2e4,4e4", "--dask-sizes", "", "--datasets", "zoo,no-such-set", "--out", str(tmp_path),
-         "--data", str(shared_data)]
-    )  # fmt: skip
+        [
+            "--sizes",
+            "2e4,4e4",
+            "--dask-sizes",
+            "",
+            "--datasets",
+            "zoo,no-such-set",
+            "--out",
+            str(tmp_path),
+            "--data",
+            str(shared_data),
+        ]
+    )
     res = json.loads((tmp_path / "scaling.json").read_text())
     assert [p["name"] for p in res["points"]] == ["zoo", "no-such-set", "2e4", "4e4"]
     assert "error" in res["points"][1] and "seconds" in res["points"][2]
@@ -56,8 +66,9 @@ def test_scaling(tmp_path, shared_data):
 def test_scaling_with_one_size_plots_a_dot_and_fits_no_line(tmp_path, shared_data):
     from experiments import scaling
 
-    scaling.main(["--sizes", "2e4", "--dask-sizes", "", "--datasets", "", "--out", str(tmp_path),
-                  "--data", str(shared_data)])  # fmt: skip
+    scaling.main(
+        ["--sizes", "2e4", "--dask-sizes", "", "--datasets", "", "--out", str(tmp_path), "--data", str(shared_data)]
+    )
     assert "fewer than two points, no line fitted" in (tmp_path / "scaling.md").read_text()
     assert (tmp_path / "scaling.png").stat().st_size > 0
 
@@ -72,9 +83,18 @@ def test_synthetic_relation_has_the_size_asked():
 def _fold(profile_auc, no_cc_auc, knn_auc=0.81):
     from recsys.evaluation import METHODS
 
-    base = {"auc_full": 0.79, "balanced_accuracy_full": 0.72, "accuracy_full": 0.74, "majority_accuracy_full": 0.82,
-            "dislike_recall_full": 0.7, "dislike_precision_full": 0.38, "coverage": 1.0, "threshold": 0.5,
-            "fit_seconds": 1.0, "predict_seconds": 0.1}  # fmt: skip
+    base = {
+        "auc_full": 0.79,
+        "balanced_accuracy_full": 0.72,
+        "accuracy_full": 0.74,
+        "majority_accuracy_full": 0.82,
+        "dislike_recall_full": 0.7,
+        "dislike_precision_full": 0.38,
+        "coverage": 1.0,
+        "threshold": 0.5,
+        "fit_seconds": 1.0,
+        "predict_seconds": 0.1,
+    }
     methods = {m: dict(base) for m in METHODS}
     methods["profile"]["auc_full"] = profile_auc
     methods["knn_baseline"]["auc_full"] = knn_auc
@@ -87,7 +107,7 @@ def _fold(profile_auc, no_cc_auc, knn_auc=0.81):
         "profile": {
             "params": {"features": "movies"},
             "report": {"like_coclusters": 5, "dislike_coclusters": 6, "like_params": {}},
-        },  # fmt: skip
+        },
     }
 
 
@@ -126,18 +146,28 @@ def test_list_sentences_say_level_when_the_intervals_include_zero():
     from experiments.movielens import _list_sentences
 
     def fold(profile, ease, random, ease_ci, random_ci):
-        ci = {"ease": {"diff": profile - ease, "diff_ci": ease_ci},
-              "random_support": {"diff": profile - random, "diff_ci": random_ci}}  # fmt: skip
-        return {"topn": {"methods": {"ease": {"ndcg@10": ease}, "profile": {"ndcg@10": profile}},
-                         "controls": {"random_support": {"ndcg@10": random}, "full_support": {"ndcg@10": ease}},
-                         "ci": {"versus": ci}}}  # fmt: skip
+        ci = {
+            "ease": {"diff": profile - ease, "diff_ci": ease_ci},
+            "random_support": {"diff": profile - random, "diff_ci": random_ci},
+        }
+        return {
+            "topn": {
+                "methods": {"ease": {"ndcg@10": ease}, "profile": {"ndcg@10": profile}},
+                "controls": {"random_support": {"ndcg@10": random}, "full_support": {"ndcg@10": ease}},
+                "ci": {"versus": ci},
+            }
+        }
 
-    level = {"u1": fold(0.412, 0.40, 0.36, [-0.01, 0.03], [0.03, 0.07]),
-             "u2": fold(0.39, 0.40, 0.35, [-0.03, 0.01], [0.02, 0.06])}  # fmt: skip
+    level = {
+        "u1": fold(0.412, 0.40, 0.36, [-0.01, 0.03], [0.03, 0.07]),
+        "u2": fold(0.39, 0.40, 0.35, [-0.03, 0.01], [0.02, 0.06]),
+    }
     text = "\n".join(_list_sentences(level, ["u1", "u2"]))
     assert "**Level, not ahead (lists):** the product's NDCG@10 0.4010 against ease's 0.4000" in text
     assert "lower on 1 of 2 folds, and 2 of 2 per-fold 95 % intervals" in text
     assert "scores 0.3550 NDCG@10, 0.0460 lower on the 2-fold mean (lower on every fold" in text
-    ahead = {"u1": fold(0.45, 0.40, 0.36, [0.01, 0.09], [0.05, 0.13]),
-             "u2": fold(0.44, 0.40, 0.35, [0.01, 0.07], [0.05, 0.13])}  # fmt: skip
+    ahead = {
+        "u1": fold(0.45, 0.40, 0.36, [0.01, 0.09], [0.05, 0.13]),
+        "u2": fold(0.44, 0.40, 0.35, [0.01, 0.07], [0.05, 0.13]),
+    }
     assert "Level" not in "\n".join(_list_sentences(ahead, ["u1", "u2"]))

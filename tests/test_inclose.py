@@ -106,8 +106,12 @@ def relaxed_reference(X, density, min_rows, min_cols):
     return out
 
 
-@given(X=matrices, density=st.sampled_from([0.5, 0.6, 0.75, 0.8, 0.9]), min_rows=st.integers(1, 3),
-       min_cols=st.integers(1, 3))  # fmt: skip
+@given(
+    X=matrices,
+    density=st.sampled_from([0.5, 0.6, 0.75, 0.8, 0.9]),
+    min_rows=st.integers(1, 3),
+    min_cols=st.integers(1, 3),
+)
 def test_relaxed_inclose_equals_the_reference(X, density, min_rows, min_cols):
     """Step 4 below density 1 (the pipeline's kernel on one region, the whole matrix) finds what
     the plain reading finds, in the same order."""
@@ -118,9 +122,20 @@ def test_relaxed_inclose_equals_the_reference(X, density, min_rows, min_cols):
     D = check_binary_matrix(X)
     m, n = D.shape
     row_ptr, row_idx, int_ptr, int_idx, complete = _regions_concepts(
-        D.indptr, D.indices, n, np.array([0, m]), np.arange(m, dtype=np.int64), np.array([0, n]),
-        np.arange(n, dtype=np.int64), 0, 1, min_rows, min_cols, 10**9, float(density),
-    )  # fmt: skip
+        D.indptr,
+        D.indices,
+        n,
+        np.array([0, m]),
+        np.arange(m, dtype=np.int64),
+        np.array([0, n]),
+        np.arange(n, dtype=np.int64),
+        0,
+        1,
+        min_rows,
+        min_cols,
+        10**9,
+        float(density),
+    )
     got = [
         (tuple(row_idx[row_ptr[i] : row_ptr[i + 1]].tolist()), tuple(int_idx[int_ptr[i] : int_ptr[i + 1]].tolist()))
         for i in range(len(row_ptr) - 1)

@@ -112,12 +112,22 @@ def test_relations_use_training_ratings_only():
 
 @settings(max_examples=150, deadline=None)
 @given(
-    st.lists(st.tuples(st.sampled_from([1, 2, 3, 40]), st.sampled_from([10, 11, 12, 7]),
-                       st.sampled_from([1, 2, 2.5, 5])), min_size=1, max_size=15, unique_by=lambda t: t[:2]),
-    st.lists(st.tuples(st.sampled_from([10, 11, 12, 99]), st.sampled_from(["genre", "cast"]),
-                       st.sampled_from(["A", "B", "10", "x:y"])), max_size=8),
+    st.lists(
+        st.tuples(st.sampled_from([1, 2, 3, 40]), st.sampled_from([10, 11, 12, 7]), st.sampled_from([1, 2, 2.5, 5])),
+        min_size=1,
+        max_size=15,
+        unique_by=lambda t: t[:2],
+    ),
+    st.lists(
+        st.tuples(
+            st.sampled_from([10, 11, 12, 99]),
+            st.sampled_from(["genre", "cast"]),
+            st.sampled_from(["A", "B", "10", "x:y"]),
+        ),
+        max_size=8,
+    ),
     st.booleans(),
-)  # fmt: skip
+)
 def test_relations_are_their_definition(rows, attr_rows, text_ids):
     """Every (user, feature) pair as the module docstring defines it, computed the plain way."""
     ratings = pd.DataFrame(rows, columns=["user", "item", "rating"])
@@ -294,8 +304,10 @@ def test_newsgroups_columns_do_not_depend_on_the_hash_seed(tmp_path):
         subprocess.run(
             [sys.executable, "-c", code, str(tmp_path / "news.tar.gz")],
             env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)},
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         for seed in ("1", "2", "3")
-    }  # fmt: skip
+    }
     assert len(outs) == 1

@@ -293,8 +293,9 @@ def test_top_items_are_the_sorted_scores_ties_by_index(fitted):
     model = copy.copy(fitted[0])
     model.list_blend_ = ListBlend()  # the item model alone
     fp = model.profiles_ = dataclasses.replace(  # weights rounded: many equal scores
-        fitted[0].profiles_, item_weights=fitted[0].profiles_.item_weights.with_values(
-            np.round(fitted[0].profiles_.item_weights.values, 2)))  # fmt: skip
+        fitted[0].profiles_,
+        item_weights=fitted[0].profiles_.item_weights.with_values(np.round(fitted[0].profiles_.item_weights.values, 2)),
+    )
     ties_at_the_cut = 0
     for u in range(fp.n_users):
         liked, rated = fp.liked.row(u), fp.ratings.row(u)

@@ -55,8 +55,10 @@ def test_each_grid_points_ndcg_is_that_of_its_lists(seed, n_cand, ties):
     rng = np.random.default_rng(seed)
     rows = _rows(rng, 4, n_cand, "key")
     if ties:  # integer features: many equal scores, ties broken by candidate order
-        rows = [ValidationList(*(np.round(getattr(r, f)) for f in ("key", "popularity", "like")), r.relevant,
-                               r.n_relevant) for r in rows]  # fmt: skip
+        rows = [
+            ValidationList(*(np.round(getattr(r, f)) for f in ("key", "popularity", "like")), r.relevant, r.n_relevant)
+            for r in rows
+        ]
     _, report = choose(rows)
     scale = report["scales"]
     relevant = [np.flatnonzero(r.relevant) for r in rows]  # n_relevant: all of them, or 1 when none

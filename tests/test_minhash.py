@@ -128,10 +128,12 @@ def test_pipeline_keys_are_the_exact_minhash_keys():
 
 def _seed_set(seeds):
     return {
-        (tuple(seeds.row_idx[seeds.row_ptr[s] : seeds.row_ptr[s + 1]]),
-         tuple(seeds.col_idx[seeds.col_ptr[s] : seeds.col_ptr[s + 1]]))
+        (
+            tuple(seeds.row_idx[seeds.row_ptr[s] : seeds.row_ptr[s + 1]]),
+            tuple(seeds.col_idx[seeds.col_ptr[s] : seeds.col_ptr[s + 1]]),
+        )
         for s in range(len(seeds))
-    }  # fmt: skip
+    }
 
 
 @given(st.integers(0, 10_000), st.integers(2, 4), st.sampled_from([0.03, 0.1, 0.3]))

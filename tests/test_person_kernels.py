@@ -109,8 +109,12 @@ def test_members_holding_counts_every_member(seed):
     assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
 
 
-@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), shrinkage=st.sampled_from([0.0, 1.0, 2.5]),
-       anchor_is_row=st.booleans())  # fmt: skip
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    k=st.integers(1, 6),
+    shrinkage=st.sampled_from([0.0, 1.0, 2.5]),
+    anchor_is_row=st.booleans(),
+)
 def test_compiled_pair_votes_are_the_vectorised_votes(seed, k, shrinkage, anchor_is_row):
     """Many pairs (the held-out terms): each pair's walk stops at its k-th neighbour with a value;
     the vectorised definition (kept as the path that also returns the neighbours used) expands

@@ -314,8 +314,12 @@ def test_rating_baseline_is_surprise_baseline_only():
     algo = BaselineOnly(verbose=False)
     algo.fit(trainset)
     users, items = np.unique(train["user"]), np.unique(train["item"])
-    R = Csr.from_pairs(np.searchsorted(users, train["user"]), np.searchsorted(items, train["item"]),
-                       (len(users), len(items)), train["rating"].to_numpy(dtype=float))  # fmt: skip
+    R = Csr.from_pairs(
+        np.searchsorted(users, train["user"]),
+        np.searchsorted(items, train["item"]),
+        (len(users), len(items)),
+        train["rating"].to_numpy(dtype=float),
+    )
     mean, bu, bi = rating_baseline(R)
     assert mean == pytest.approx(trainset.global_mean)
     assert np.allclose(bu, [algo.bu[trainset.to_inner_uid(u)] for u in users], atol=1e-9)

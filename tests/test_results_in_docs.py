@@ -17,8 +17,11 @@ PEERS = ("ease", "ials", "sansa", "popular")
 
 
 def _run(ratings: int, structure: str, shape: str = "movielens") -> dict:
-    found = [r for r in RUNS if (r["ratings"], r["structure"], r["shape"], r.get("train_args", "")) ==
-             (ratings, structure, shape, "")]  # fmt: skip
+    found = [
+        r
+        for r in RUNS
+        if (r["ratings"], r["structure"], r["shape"], r.get("train_args", "")) == (ratings, structure, shape, "")
+    ]
     assert len(found) == 1, (ratings, structure, shape)
     return found[0]
 

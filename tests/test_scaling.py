@@ -21,8 +21,9 @@ from recsys.model.settings import COCLUSTERS_PER_USER, ITEM_L2_REFERENCE_LIKES
 def memberships(draw):
     n_users = draw(st.integers(1, 12))
     n_cc = draw(st.integers(1, 15))
-    rows = [np.array(sorted(draw(st.sets(st.integers(0, n_users - 1), min_size=1, max_size=n_users))))
-            for _ in range(n_cc)]  # fmt: skip
+    rows = [
+        np.array(sorted(draw(st.sets(st.integers(0, n_users - 1), min_size=1, max_size=n_users)))) for _ in range(n_cc)
+    ]
     return rows, n_users, draw(st.integers(1, 6)), draw(st.integers(1, 3))
 
 
@@ -189,8 +190,11 @@ def test_progress_lines_show_the_share_done_and_the_time_left():
     lines = out.getvalue().splitlines()
     assert lines[0] == "[   0.0s] co-clustering the like relation"
     # 3 s for the first quarter: 9 s left; a line at most every 5 s; none at 100 %
-    assert lines[1:] == ["         … relaxation 25 %, about 9 s left", "         … relaxation 75 %, about 3 s left",
-                         "[  12.0s] neighbourhoods"]  # fmt: skip
+    assert lines[1:] == [
+        "         … relaxation 25 %, about 9 s left",
+        "         … relaxation 75 %, about 3 s left",
+        "[  12.0s] neighbourhoods",
+    ]
 
 
 def test_progress_redraws_in_place_on_a_terminal():

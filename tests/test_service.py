@@ -58,8 +58,9 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, "-m", "recsys.cli", "serve", str(model), "--port", str(self.port), "--quiet", *args]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env={**os.environ, **(env or {})})  # fmt: skip
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -123,8 +124,13 @@ def test_health_names_the_model_and_counts(server, model):
     h = server.get("/health").json()
     fp = model.profiles_
     assert h["status"] == "ok" and h["generation"] == 0 and len(h["model"]["id"]) == 12
-    assert h["counts"] == {"users": fp.n_users, "items": fp.n_items, "ratings": fp.ratings.nnz,
-                           "like_coclusters": len(fp.like), "dislike_coclusters": len(fp.dislike)}  # fmt: skip
+    assert h["counts"] == {
+        "users": fp.n_users,
+        "items": fp.n_items,
+        "ratings": fp.ratings.nnz,
+        "like_coclusters": len(fp.like),
+        "dislike_coclusters": len(fp.dislike),
+    }
     assert h["model"]["dataset"] == "demo" and "commit" in h["model"]
 
 
@@ -162,8 +168,9 @@ def test_user_lists_predictions_and_profiles_are_the_librarys(server, model):
 
 def test_a_new_person_gets_the_fold_in_list(server, model):
     ratings = a_person(model)
-    body = server.post("/recommendations", json={"ratings": ratings + [{"item": "no-such-movie", "rating": 4}],
-                                                  "n": 10}).json()  # fmt: skip
+    body = server.post(
+        "/recommendations", json={"ratings": ratings + [{"item": "no-such-movie", "rating": 4}], "n": 10}
+    ).json()
     assert body["ignored"] == ["no-such-movie"]
     expected = model.recommend_for({r["item"]: r["rating"] for r in ratings}, 10)
     assert body["recommendations"] == json.loads(json.dumps(expected)) and len(expected) == 10
@@ -247,8 +254,15 @@ def test_answers_are_plain_json_with_null_for_non_finite_numbers():
 
 def test_openapi_schema_lists_the_endpoints(server):
     paths = server.get("/openapi.json").json()["paths"]
-    assert {"/health", "/items", "/users/{user}/recommendations", "/users/{user}/items/{item}", "/recommendations",
-            "/users/{user}/profile", "/admin/reload"} <= set(paths)  # fmt: skip
+    assert {
+        "/health",
+        "/items",
+        "/users/{user}/recommendations",
+        "/users/{user}/items/{item}",
+        "/recommendations",
+        "/users/{user}/profile",
+        "/admin/reload",
+    } <= set(paths)
     assert "NewPerson" in json.dumps(server.get("/openapi.json").json()["components"])
 
 
@@ -271,9 +285,17 @@ def malformed_requests(model, n: int, seed: int = 0):
     user, item = model.profiles_.users[0].item(), model.profiles_.items[0].item()
     valid = json.dumps({"ratings": [{"item": item, "rating": 4}, {"item": item + 1, "rating": 2}], "n": 5})
     junk = [None, True, -1, 0, 1e308, "", "x" * 300, [], {}, [None], {"a": 1}, "NaN", -0.0, 10**30]
-    paths = ["/recommendations"] * 5 + ["/users/%s/recommendations", "/users/%s/items/%s", "/items",
-                                         "/users/%s/profile", "/admin/reload", "/health", "/users//items/",
-                                         "/users/%s", "/%2e%2e/%2e%2e/etc/passwd"]  # fmt: skip
+    paths = ["/recommendations"] * 5 + [
+        "/users/%s/recommendations",
+        "/users/%s/items/%s",
+        "/items",
+        "/users/%s/profile",
+        "/admin/reload",
+        "/health",
+        "/users//items/",
+        "/users/%s",
+        "/%2e%2e/%2e%2e/etc/passwd",
+    ]
     for _ in range(n):
         kind = rng.integers(6)
         path = str(rng.choice(paths))
@@ -329,8 +351,10 @@ def test_reload_swaps_models_without_losing_a_request(models, model):
         def client():
             with requests.Session() as http:
                 while not stop.is_set():
-                    for r in (http.post(server.url + "/recommendations", json={"ratings": ratings}, timeout=30),
-                              http.get(server.url + "/users/1/recommendations", timeout=30)):  # fmt: skip
+                    for r in (
+                        http.post(server.url + "/recommendations", json={"ratings": ratings}, timeout=30),
+                        http.get(server.url + "/users/1/recommendations", timeout=30),
+                    ):
                         answered[0] += 1
                         if r.status_code != 200:
                             errors.append(r.status_code)
@@ -418,8 +442,13 @@ def test_a_worker_still_loading_catches_up_with_a_reload(models, tmp_path, monke
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "recsys.cli", *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "COLUMNS": "200"})  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "recsys.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
 
 
 def test_serve_refuses_a_broken_model_or_a_busy_port(models, server):

@@ -64,8 +64,13 @@ def test_fuzzed_requests_never_get_a_5xx(served):
             for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
                 key = (operation.path, mode.value)
 
-                @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
-                          suppress_health_check=list(HealthCheck))  # fmt: skip
+                @settings(
+                    max_examples=EXAMPLES,
+                    deadline=None,
+                    database=None,
+                    derandomize=True,
+                    suppress_health_check=list(HealthCheck),
+                )
                 @given(case=operation.as_strategy(generation_mode=mode), ids=known)
                 def call(case, ids):
                     if ids[-1]:

@@ -190,8 +190,11 @@ def test_slow_clients_are_cut_off_while_others_are_served(server, model):
                     errors.append(r.status_code)
                 time.sleep(0.25)
 
-    slow = [threading.Thread(target=slow_client, args=(server.port, part, closed[part], stop))
-            for part in ("headers", "body") for _ in range(10)]  # fmt: skip
+    slow = [
+        threading.Thread(target=slow_client, args=(server.port, part, closed[part], stop))
+        for part in ("headers", "body")
+        for _ in range(10)
+    ]
     normal = [threading.Thread(target=normal_client, args=(k,)) for k in range(20)]
     for t in slow + normal:
         t.start()
@@ -235,8 +238,9 @@ def test_two_reloads_at_once_leave_every_worker_on_one_model(models):
             answers: list = []
 
             def reload(path, answers=answers):
-                r = requests.post(server.url + "/admin/reload", json={"path": str(path)},
-                                  headers={"connection": "close"}, timeout=60)  # fmt: skip
+                r = requests.post(
+                    server.url + "/admin/reload", json={"path": str(path)}, headers={"connection": "close"}, timeout=60
+                )
                 answers.append((r.status_code, r.json()["generation"], r.json()["model"]["id"]))
 
             threads = [threading.Thread(target=reload, args=(models[k],)) for k in ("a", "b")]
@@ -360,10 +364,15 @@ def test_health_and_reports_name_no_server_path(server, models):
 
 
 def test_every_answer_carries_the_security_headers(server, model):
-    answers = [server.get("/"), server.get("/health"), server.get("/page.js"), server.get("/docs"),
-               server.get("/users/no-such-user/recommendations"),
-               server.get("/health", headers={"host": "evil.example"}),
-               server.post("/recommendations", data=b"x" * 2_000_000)]  # fmt: skip
+    answers = [
+        server.get("/"),
+        server.get("/health"),
+        server.get("/page.js"),
+        server.get("/docs"),
+        server.get("/users/no-such-user/recommendations"),
+        server.get("/health", headers={"host": "evil.example"}),
+        server.post("/recommendations", data=b"x" * 2_000_000),
+    ]
     assert [r.status_code for r in answers] == [200, 200, 200, 200, 404, 400, 413]
     for r in answers:
         assert r.headers["x-content-type-options"] == "nosniff" and r.headers["x-frame-options"] == "DENY"
@@ -389,8 +398,10 @@ def test_docs_need_no_third_party_and_can_be_switched_off(server, models):
 def test_serve_refuses_bad_deadlines_and_host_patterns(models):
     from test_service import run_cli
 
-    for args, says in ((("--header-timeout", "0"), "--header-timeout must be between"),
-                       (("--limit-concurrency", "0"), "--limit-concurrency must be at least 1"),
-                       (("--allowed-hosts", "a.*.example"), "--allowed-hosts: 'a.*.example'")):  # fmt: skip
+    for args, says in (
+        (("--header-timeout", "0"), "--header-timeout must be between"),
+        (("--limit-concurrency", "0"), "--limit-concurrency must be at least 1"),
+        (("--allowed-hosts", "a.*.example"), "--allowed-hosts: 'a.*.example'"),
+    ):
         r = run_cli("serve", str(models["a"]), *args)
         assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -34,8 +34,15 @@ def test_every_user_gets_distinct_items_near_the_count_asked(n_users, n_items, f
     if low > high:
         return
     n = int(low + fill * (high - low))
-    shape = Shape(n_users=n_users, n_items=n_items, n_ratings=n, min_ratings=min_ratings, activity_sigma=sigma,
-                  popularity_exponent=exponent, seed=seed)  # fmt: skip
+    shape = Shape(
+        n_users=n_users,
+        n_items=n_items,
+        n_ratings=n,
+        min_ratings=min_ratings,
+        activity_sigma=sigma,
+        popularity_exponent=exponent,
+        seed=seed,
+    )
     ratings, items = generate(shape)
     assert not ratings.duplicated(["user", "item"]).any()
     assert ratings["user"].between(1, n_users).all() and ratings["item"].between(1, n_items).all()
@@ -101,9 +108,22 @@ def test_command_line_writes_the_files(tmp_path):
 def test_scale_benchmark_measures_a_small_run(tmp_path):
     out = tmp_path / "scale.json"
     script = ROOT / "benchmarks" / "bench_recsys_scale.py"
-    command = [sys.executable, str(script), "--sizes", "20000", "--structures", "movielens,concentrated",
-               "--peers", "ease,popular", "--max-fits", "3", "--json", str(out), "--plot",
-               str(tmp_path / "a.png")]  # fmt: skip
+    command = [
+        sys.executable,
+        str(script),
+        "--sizes",
+        "20000",
+        "--structures",
+        "movielens,concentrated",
+        "--peers",
+        "ease,popular",
+        "--max-fits",
+        "3",
+        "--json",
+        str(out),
+        "--plot",
+        str(tmp_path / "a.png"),
+    ]
     r = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "spread" in r.stdout  # the train times across structures, per size
@@ -141,11 +161,13 @@ def test_a_peers_grid_grows_past_the_edge_its_choice_sits_on(tmp_path):
 
     import unittest.mock as mock
 
-    train = pd.DataFrame({"user": np.repeat(np.arange(40), 5), "item": np.tile(np.arange(5), 40),
-                          "rating": 4})  # fmt: skip
+    train = pd.DataFrame({"user": np.repeat(np.arange(40), 5), "item": np.tile(np.arange(5), 40), "rating": 4})
     space = peers.Space({"lamb": 25.0}, {"lamb": ([6.25, 25.0, 100.0], peers.Axis(step=4.0))})
-    with mock.patch.dict(peers.MAKERS, {"ease": Peaked}), mock.patch.object(peers, "ndcg", fake_ndcg), \
-            mock.patch.object(peers, "spaces", lambda *a: {"ease": space}):  # fmt: skip
+    with (
+        mock.patch.dict(peers.MAKERS, {"ease": Peaked}),
+        mock.patch.object(peers, "ndcg", fake_ndcg),
+        mock.patch.object(peers, "spaces", lambda *a: {"ease": space}),
+    ):
         grown = peers.tune("ease", train, max_fits=10)
         short = peers.tune("ease", train, max_fits=3)
     assert grown["chosen"]["lamb"] == 1600.0 and not grown["axes"]["lamb"]["open_edge"]
@@ -179,8 +201,17 @@ def test_growth_fits_a_power_law_and_extrapolates_it():
     sys.path.insert(0, str(ROOT))
     from benchmarks.bench_recsys_scale import growth
 
-    runs = [{"ratings": n, "seconds": 60 * (n / 1e6) ** 1.2, "peak_mb": 1024 * (n / 1e6) ** 0.5, "shape": "netflix",
-             "structure": "movielens", "train_args": ""} for n in (1_000_000, 10_000_000)]  # fmt: skip
+    runs = [
+        {
+            "ratings": n,
+            "seconds": 60 * (n / 1e6) ** 1.2,
+            "peak_mb": 1024 * (n / 1e6) ** 0.5,
+            "shape": "netflix",
+            "structure": "movielens",
+            "train_args": "",
+        }
+        for n in (1_000_000, 10_000_000)
+    ]
     runs.append({**runs[0], "ratings": 100_000, "seconds": 1e6})  # below 1 M: not fitted
     runs.append({**runs[0], "structure": "popular"})  # one size only: no growth
     (line,) = growth(runs, 100_000_000)

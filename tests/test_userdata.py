@@ -73,8 +73,11 @@ def test_items_wide_and_long(tmp_path):
     items, attrs = read_items(wide)
     assert items["title"].tolist() == ["Dune, the book (1965)", "Emma (1815)"]
     assert sorted(map(tuple, attrs.to_numpy().tolist())) == [
-        (1, "author", "Frank Herbert"), (1, "genre", "Classic"), (1, "genre", "Sci-Fi"), (2, "author", "Jane Austen")
-    ]  # fmt: skip
+        (1, "author", "Frank Herbert"),
+        (1, "genre", "Classic"),
+        (1, "genre", "Sci-Fi"),
+        (2, "author", "Jane Austen"),
+    ]
     long = write(tmp_path / "l.tsv", "item\tkind\tvalue\n1\tgenre\tSci-Fi\n1\ttitle\tDune\n2\tgenre\tDrama\n")
     items, attrs = read_items(long)
     assert items.set_index("item")["title"].to_dict() == {1: "Dune", 2: ""} and len(attrs) == 2
@@ -83,8 +86,14 @@ def test_items_wide_and_long(tmp_path):
 
 
 def test_splits():
-    r = pd.DataFrame({"user": np.repeat(np.arange(10), 10), "item": np.tile(np.arange(10), 10), "rating": 4,
-                      "timestamp": np.arange(100)[::-1]})  # fmt: skip
+    r = pd.DataFrame(
+        {
+            "user": np.repeat(np.arange(10), 10),
+            "item": np.tile(np.arange(10), 10),
+            "rating": 4,
+            "timestamp": np.arange(100)[::-1],
+        }
+    )
     train, test = split_ratings(r, "random:0.2:0")
     assert len(test) == 20 and len(train) == 80 and not set(train.index) & set(test.index)
     again = split_ratings(r, "random:0.2:0")[1]
@@ -175,8 +184,10 @@ def test_ids_and_numbers_read_as_pandas_reads_them(values):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(-3, 3), st.sampled_from([0, 5, 2**40, "a", "b"])), min_size=1, max_size=12),
-       st.booleans())  # fmt: skip
+@given(
+    st.lists(st.tuples(st.integers(-3, 3), st.sampled_from([0, 5, 2**40, "a", "b"])), min_size=1, max_size=12),
+    st.booleans(),
+)
 def test_repeated_pairs_found_as_pandas_finds_them(pairs, text_users):
     users = [str(u) if text_users else u for u, _ in pairs]
     items = [i for _, i in pairs]

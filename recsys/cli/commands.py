@@ -98,8 +98,11 @@ def relations(
         summary["items"] = loaded.links.n_items
         summary["imdb_links_refused"] = loaded.links.rejected
     title = f"{summary.get('dataset', data.ratings)} {loaded.split} — attributes: {', '.join(loaded.kinds) or 'none'}"
-    _show(chosen_format(fmt, as_json, ("text", "json")) == "json", summary,
-          lambda: relations_lines(summary, title, loaded.links))  # fmt: skip
+    _show(
+        chosen_format(fmt, as_json, ("text", "json")) == "json",
+        summary,
+        lambda: relations_lines(summary, title, loaded.links),
+    )
 
 
 @app.command()
@@ -132,11 +135,21 @@ def train(
         raise ParameterError(f"--max-memory must be a positive number of GB, got {max_memory}")
     loaded = _load(data, quiet)
     train = loaded.train
-    check_memory(len(train), train["user"].nunique(), train["item"].nunique(), recommender.is_large(len(train)),
-                 None if max_memory is None else max_memory * 1e9)  # fmt: skip
+    check_memory(
+        len(train),
+        train["user"].nunique(),
+        train["item"].nunique(),
+        recommender.is_large(len(train)),
+        None if max_memory is None else max_memory * 1e9,
+    )
     recommender.fit(loaded.train, loaded.attributes, loaded.items, progress=progress(quiet))
-    stamp = provenance(**data.describe(), split=loaded.split, attribute_kinds=loaded.kinds, top_cast=data.top_cast,
-                       data_fingerprint=fingerprint(loaded.train, loaded.attributes))  # fmt: skip
+    stamp = provenance(
+        **data.describe(),
+        split=loaded.split,
+        attribute_kinds=loaded.kinds,
+        top_cast=data.top_cast,
+        data_fingerprint=fingerprint(loaded.train, loaded.attributes),
+    )
     save(recommender, out, stamp)
     r = recommender.report_
     if not quiet:
@@ -224,8 +237,11 @@ def recommend(
         person = read_person(ratings)
         unknown = [i for i, k in zip(person["item"], model.profiles_.item_index(person["item"].tolist())) if k < 0]
         if unknown:
-            typer.secho(f"note: {len(unknown)} rated item(s) not in the model, ignored: {', '.join(unknown[:5])}",
-                        err=True, fg=typer.colors.YELLOW)  # fmt: skip
+            typer.secho(
+                f"note: {len(unknown)} rated item(s) not in the model, ignored: {', '.join(unknown[:5])}",
+                err=True,
+                fg=typer.colors.YELLOW,
+            )
         recs, who = model.recommend_for(person, n), "you"
     else:
         recs, who = model.recommend(user, n, mode=mode), user
@@ -307,8 +323,9 @@ def evaluate(
     from ..provenance import provenance
 
     fmt = chosen_format(fmt, as_json, ("text", "json"))
-    protocol = Protocol(like_threshold=model.like_threshold, seed=model.seed, grid=grid, n_boot=bootstrap,
-                        topn=topn, strong=strong)  # fmt: skip
+    protocol = Protocol(
+        like_threshold=model.like_threshold, seed=model.seed, grid=grid, n_boot=bootstrap, topn=topn, strong=strong
+    )
     setup = _evaluation_setup(model, methods, paper_n_bands)
     _check_evaluation(protocol, setup)
     loaded = _load(data, quiet, evaluating=True)
@@ -316,8 +333,15 @@ def evaluate(
         raise ParameterError(
             f"split {loaded.split!r} has no test ratings to evaluate on; use e.g. --split random:0.2:0"
         )
-    res = run_evaluation(loaded.train, loaded.test, loaded.attributes, loaded.items, protocol=protocol, setup=setup,
-                         progress=progress(quiet))  # fmt: skip
+    res = run_evaluation(
+        loaded.train,
+        loaded.test,
+        loaded.attributes,
+        loaded.items,
+        protocol=protocol,
+        setup=setup,
+        progress=progress(quiet),
+    )
     res = {**data.describe(), "split": loaded.split, "attribute_kinds": loaded.kinds, **res, **provenance()}
     if report_file is not None:
         from ..present.evaluation_report import write_evaluation
@@ -334,10 +358,15 @@ def _evaluation_setup(model: ModelChoice, methods: str | None, paper_n_bands: in
     chosen = known if methods is None else tuple(m.strip() for m in methods.split(",") if m.strip())
     if set(chosen) - set(known) or not chosen:
         raise ParameterError(f"--methods must be among {', '.join(known)}; got {methods!r}")
-    paper = ModelChoice(model.features, {"n_bands": paper_n_bands}, model.like_threshold, model.seed, model.scheduler,
-                        model.scaling)  # fmt: skip
-    return Setup(methods=tuple(m for m in chosen if m in METHODS), rankers=tuple(r for r in chosen if r in RANKERS),
-                 profile=model.params(), paper=paper.params(paper=True)["like_params"])  # fmt: skip
+    paper = ModelChoice(
+        model.features, {"n_bands": paper_n_bands}, model.like_threshold, model.seed, model.scheduler, model.scaling
+    )
+    return Setup(
+        methods=tuple(m for m in chosen if m in METHODS),
+        rankers=tuple(r for r in chosen if r in RANKERS),
+        profile=model.params(),
+        paper=paper.params(paper=True)["like_params"],
+    )
 
 
 def _check_evaluation(protocol, setup) -> None:

@@ -85,17 +85,26 @@ def options(group: Group):
     return decorate
 
 
-def _data_source(dataset, split, attributes, top_cast, ratings, items, ratings_columns, items_columns, duplicates,
-                 no_download, home):  # fmt: skip
+def _data_source(
+    dataset, split, attributes, top_cast, ratings, items, ratings_columns, items_columns, duplicates, no_download, home
+):
     from ingest.datasets import DataSource
     from ingest.userfiles import parse_columns
 
     kinds = None if attributes is None else [k.strip() for k in attributes.split(",") if k.strip()]
     return DataSource(
-        dataset=dataset, ratings=ratings, items=items, split=split, kinds=kinds, top_cast=top_cast,
-        ratings_columns=parse_columns(ratings_columns), item_columns=parse_columns(items_columns),
-        duplicates=duplicates, download=not no_download, home=home,
-    )  # fmt: skip
+        dataset=dataset,
+        ratings=ratings,
+        items=items,
+        split=split,
+        kinds=kinds,
+        top_cast=top_cast,
+        ratings_columns=parse_columns(ratings_columns),
+        item_columns=parse_columns(items_columns),
+        duplicates=duplicates,
+        download=not no_download,
+        home=home,
+    )
 
 
 DATASET = typer.Option(
@@ -124,9 +133,10 @@ RATINGS = typer.Option(
     None, "--ratings", help="Your own ratings CSV/TSV (header; user, item, rating[, timestamp]) instead of --dataset."
 )
 ITEMS = typer.Option(
-    None, "--items", help="Your own item table: wide (item, title, genres, … with |-separated values) or long "
-    "(item, kind, value)."
-)  # fmt: skip
+    None,
+    "--items",
+    help="Your own item table: wide (item, title, genres, … with |-separated values) or long (item, kind, value).",
+)
 RATINGS_COLUMNS = typer.Option(
     None, "--ratings-columns", help="Header names of your ratings file, e.g. user=reader, item=book, rating=stars."
 )
@@ -173,15 +183,38 @@ class ModelChoice:
         """:class:`~recsys.model.ProfileRecommender` parameters (``paper``: the paper's setting)."""
         from ..model.settings import recommender_params
 
-        return recommender_params(features=self.features, paper=paper, coclust=self.coclust,
-                                  like_threshold=self.like_threshold, random_state=self.seed,
-                                  scheduler=self.scheduler, scaling=self.scaling)  # fmt: skip
+        return recommender_params(
+            features=self.features,
+            paper=paper,
+            coclust=self.coclust,
+            like_threshold=self.like_threshold,
+            random_state=self.seed,
+            scheduler=self.scheduler,
+            scaling=self.scaling,
+        )
 
 
-def _model_choice(features, n_bands, band_size, min_rows, min_cols, min_density, skip_covered, like_threshold, seed,
-                  scheduler, scaling):  # fmt: skip
-    coclust = dict(n_bands=n_bands, band_size=band_size, min_rows=min_rows, min_cols=min_cols,
-                   min_density=min_density, skip_covered=skip_covered)  # fmt: skip
+def _model_choice(
+    features,
+    n_bands,
+    band_size,
+    min_rows,
+    min_cols,
+    min_density,
+    skip_covered,
+    like_threshold,
+    seed,
+    scheduler,
+    scaling,
+):
+    coclust = dict(
+        n_bands=n_bands,
+        band_size=band_size,
+        min_rows=min_rows,
+        min_cols=min_cols,
+        min_density=min_density,
+        skip_covered=skip_covered,
+    )
     return ModelChoice(features, coclust, like_threshold, seed, scheduler, scaling)
 
 

@@ -57,8 +57,12 @@ class _ItemMatrix(Method):
         kind = self.params["input"]
         if kind not in INPUTS:
             raise ValueError(f"input must be one of {', '.join(INPUTS)}, got {kind!r}")
-        keep = {"all": np.ones(len(ratings), bool), "likes": ratings > self.like_threshold,
-                "relevant": ratings >= RELEVANT, "weighted": np.ones(len(ratings), bool)}[kind]  # fmt: skip
+        keep = {
+            "all": np.ones(len(ratings), bool),
+            "likes": ratings > self.like_threshold,
+            "relevant": ratings >= RELEVANT,
+            "weighted": np.ones(len(ratings), bool),
+        }[kind]
         return keep, (ratings[keep] if kind == "weighted" else np.ones(int(keep.sum())))
 
     def _learn(self, X) -> None:  # pragma: no cover - interface
@@ -148,8 +152,15 @@ class ItemKNN(_ItemItem):
 
     name = "itemknn"
 
-    def __init__(self, like_threshold: float = 2.0, seed: int = 0, input: str = "all", k: int = 100,
-                 shrink: float = 0.0, weighting: str = "none"):  # fmt: skip
+    def __init__(
+        self,
+        like_threshold: float = 2.0,
+        seed: int = 0,
+        input: str = "all",
+        k: int = 100,
+        shrink: float = 0.0,
+        weighting: str = "none",
+    ):
         super().__init__(like_threshold, seed, input, k=k, shrink=shrink, weighting=weighting)
 
     def _learn(self, X) -> None:
@@ -258,9 +269,12 @@ class IALS(_Factors):
         p = self.params
         with threadpool_limits(1, "blas"):  # implicit's own threads do the work; BLAS threads slow it down
             model = AlternatingLeastSquares(
-                factors=p["factors"], regularization=p["regularization"], alpha=p["alpha"],
-                iterations=p["iterations"], random_state=self.seed,
-            )  # fmt: skip
+                factors=p["factors"],
+                regularization=p["regularization"],
+                alpha=p["alpha"],
+                iterations=p["iterations"],
+                random_state=self.seed,
+            )
             model.fit(X.tocsr(), show_progress=False)
         self.model_ = model
         self.user_factors_, self.item_factors_ = model.user_factors, model.item_factors
@@ -285,9 +299,14 @@ class BPR(_Factors):
         from implicit.cpu.bpr import BayesianPersonalizedRanking
 
         p = self.params
-        model = BayesianPersonalizedRanking(factors=p["factors"], learning_rate=p["learning_rate"],
-                                            regularization=p["regularization"], iterations=p["iterations"],
-                                            random_state=self.seed, num_threads=1)  # fmt: skip
+        model = BayesianPersonalizedRanking(
+            factors=p["factors"],
+            learning_rate=p["learning_rate"],
+            regularization=p["regularization"],
+            iterations=p["iterations"],
+            random_state=self.seed,
+            num_threads=1,
+        )
         model.fit(X.tocsr(), show_progress=False)
         self.user_factors_, self.item_factors_ = model.user_factors, model.item_factors
 

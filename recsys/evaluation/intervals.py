@@ -37,8 +37,9 @@ def _interval(values: np.ndarray) -> list[float]:
     return [float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))]
 
 
-def paired_bootstrap(y, scores: dict, reference: str, groups, n_boot: int = 1000, seed: int = 0,
-                     chunk: int = 100) -> dict:  # fmt: skip
+def paired_bootstrap(
+    y, scores: dict, reference: str, groups, n_boot: int = 1000, seed: int = 0, chunk: int = 100
+) -> dict:
     """95 % paired bootstrap intervals of ``reference - other`` for AUC and balanced accuracy.
 
     ``scores[m] = (score, prediction)`` on the test ratings (uncovered scores filled, uncovered
@@ -100,8 +101,15 @@ def pooled_paired_means(per_fold: list[dict], reference: str, n_boot: int = 1000
     each fold's mean difference and averages the folds — the question a table of five-fold means
     asks, which per-fold intervals do not answer.  Methods missing from a fold are left out."""
     rng = np.random.default_rng(seed)
-    out = {"reference": reference, "unit": "user within fold", "folds": len(per_fold), "resamples": n_boot,
-           "seed": seed, "level": 0.95, "versus": {}}  # fmt: skip
+    out = {
+        "reference": reference,
+        "unit": "user within fold",
+        "folds": len(per_fold),
+        "resamples": n_boot,
+        "seed": seed,
+        "level": 0.95,
+        "versus": {},
+    }
     if not per_fold:
         return out
     others = [m for m in per_fold[0] if m != reference and all(m in f and reference in f for f in per_fold)]

@@ -71,8 +71,19 @@ from .ranking import RELEVANT, K, RankingTask, catalogue_of, list_metrics, ndcg_
 from .registry import method_factories
 from .selection import Choice, sweep
 
-METHODS = ("majority", "bias", "like_share", "svd", "svdpp", "knn_baseline", "coclustering", "naive_bayes",
-           "attribute_logistic", "profile_paper", "profile")  # fmt: skip
+METHODS = (
+    "majority",
+    "bias",
+    "like_share",
+    "svd",
+    "svdpp",
+    "knn_baseline",
+    "coclustering",
+    "naive_bayes",
+    "attribute_logistic",
+    "profile_paper",
+    "profile",
+)
 RANKERS = ("popularity", "ease", "itemknn", "rp3beta", "ials", "bpr", "profile")
 # ablations: name -> evidence groups kept (every group of the model but the ones named)
 _ITEM_MODEL = ("item_model", "item_residuals")
@@ -236,8 +247,9 @@ def _like_final(run: _Run, name: str, choice: Choice) -> None:
     final, fit_s = run.final(name, choice.point)
     scores, predict_s = _score(final, run.test)
     like = scores.score >= cut
-    out = run.result(like, scores, cut, fit_s, predict_s, params=choice.point, grid=choice.grid,
-                     tuning=choice.summary())  # fmt: skip
+    out = run.result(
+        like, scores, cut, fit_s, predict_s, params=choice.point, grid=choice.grid, tuning=choice.summary()
+    )
     if final.natural_cut_off is not None and run.paper_covered is not None:
         # the paper scored its baselines at their own cut-off: a predicted rating above 2, P >= 0.5
         pc = run.paper_covered & scores.covered
@@ -256,8 +268,13 @@ def _list_final(run: _Run, name: str, choice: Choice, task: RankingTask) -> None
     lists = top_lists(final, task)
     res = list_metrics(lists, task.relevant, len(task.catalogue))
     run.user_ndcg[name] = ndcg_per_user(lists, task.relevant)
-    res.update(seconds=time.perf_counter() - t, fit_seconds=fit_s, params=choice.point, grid=choice.grid,
-               tuning=choice.summary())  # fmt: skip
+    res.update(
+        seconds=time.perf_counter() - t,
+        fit_seconds=fit_s,
+        params=choice.point,
+        grid=choice.grid,
+        tuning=choice.summary(),
+    )
     run.lists[name] = res
     run.rankers[name] = final
     run.tuned_rankers[name] = choice.model
@@ -272,8 +289,16 @@ def _variant(run: _Run, name: str, groups) -> dict:
     like = scores.score >= cut
     run.keep_scores(name, like, scores)  # the ablations get intervals against the profile model too
     profile = run.results["profile"]
-    return run.result(like, scores, cut, profile["fit_seconds"], predict_s, evidence=list(groups),
-                      params=profile["params"], grid="the profile model's choice")  # fmt: skip
+    return run.result(
+        like,
+        scores,
+        cut,
+        profile["fit_seconds"],
+        predict_s,
+        evidence=list(groups),
+        params=profile["params"],
+        grid="the profile model's choice",
+    )
 
 
 def _control(run: _Run, name: str, overrides: dict, profile_params: dict) -> dict:
@@ -289,12 +314,28 @@ def _control(run: _Run, name: str, overrides: dict, profile_params: dict) -> dic
     fit_s = time.perf_counter() - t
     scores, predict_s = _score(final, run.test)
     run.keep_scores(name, scores.score >= cut, scores)
-    return run.result(scores.score >= cut, scores, cut, fit_s, predict_s, control=overrides, params=point,
-                      grid="the profile model's choice")  # fmt: skip
+    return run.result(
+        scores.score >= cut,
+        scores,
+        cut,
+        fit_s,
+        predict_s,
+        control=overrides,
+        params=point,
+        grid="the profile model's choice",
+    )
 
 
-def evaluate(train, test, attributes=None, items=None, *, protocol: Protocol | None = None,
-             setup: Setup | None = None, progress=None) -> dict:  # fmt: skip
+def evaluate(
+    train,
+    test,
+    attributes=None,
+    items=None,
+    *,
+    protocol: Protocol | None = None,
+    setup: Setup | None = None,
+    progress=None,
+) -> dict:
     """Run the protocol (module docstring) on one train/test split; returns every figure as a dict:
     ``methods``, ``ablations``, ``ci``, ``topn``, ``strong``, ``profile`` (the fitted model's
     counts), ``protocol`` and ``seconds``."""
@@ -309,23 +350,11 @@ def evaluate(train, test, attributes=None, items=None, *, protocol: Protocol | N
         say(f"{name}: its own rule, fitted on all {len(train):,} training ratings")
         _own_rule(run, name)
     for name in [m for m in setup.methods if m in run.makers and m not in OWN_RULE] + rankers:
-        if name in run.results or name in run.lists:
-            continue
-        tasks = {}
-        if name in setup.methods:
-            tasks["like"] = (run.tune, run.y_tune)
-        if name in rankers:
-            tasks["list"] = tune_task
-        by = " and ".join("AUC" if t == "like" else "NDCG@10" for t in tasks)
-        say(f"{name}: {len(run.grids[name])} setting(s) fitted on the fit part, chosen by {by} on the tuning part")
-        # a grid given by the caller is searched as given; a declared one past its open edges
-        axes = None if name in setup.grids else declared_axes(name, len(run.catalogue))
-        choices = sweep(lambda point, n=name: run.makers[n](point), run.grids[name], run.fit, tasks, say,
-                        axes=axes, max_extra=EXTRA_FITS[protocol.grid])  # fmt: skip
-        if "like" in choices:
-            _like_final(run, name, choices["like"])
-        if "list" in choices:
-            _list_final(run, name, choices["list"], test_task)
+        if name not in run.results and name not in run.lists:
+            tasks = {"like": (run.tune, run.y_tune)} if name in setup.methods else {}
+            if name in rankers:
+                tasks["list"] = tune_task
+            _choose(run, setup, name, tasks, test_task, say)
     if "profile" in run.fitted:
         _ablate(run, setup, say)
     out = _report(run, setup, say)
@@ -343,11 +372,28 @@ def evaluate(train, test, attributes=None, items=None, *, protocol: Protocol | N
     return out
 
 
+def _choose(run: _Run, setup: Setup, name: str, tasks: dict, test_task: RankingTask | None, say) -> None:
+    """``name``'s setting for each of its ``tasks`` (``like``, ``list``) by the search on the
+    tuning part, then its final fit and test figures."""
+    by = " and ".join("AUC" if t == "like" else "NDCG@10" for t in tasks)
+    say(f"{name}: {len(run.grids[name])} setting(s) fitted on the fit part, chosen by {by} on the tuning part")
+    # a grid given by the caller is searched as given; a declared one past its open edges
+    axes = None if name in setup.grids else declared_axes(name, len(run.catalogue))
+    make = lambda point: run.makers[name](point)  # noqa: E731
+    extra = EXTRA_FITS[run.protocol.grid]
+    choices = sweep(make, run.grids[name], run.fit, tasks, say, axes=axes, max_extra=extra)
+    if "like" in choices:
+        _like_final(run, name, choices["like"])
+    if "list" in choices:
+        _list_final(run, name, choices["list"], test_task)
+
+
 def _prepare(train, test, attributes, items, protocol: Protocol, setup: Setup) -> _Run:
     fit_part, tune_part = split_for_tuning(train, protocol.tuning_fraction, protocol.seed)
     profile_params = {"like_threshold": protocol.like_threshold, "random_state": protocol.seed, **setup.profile}
-    makers = method_factories(protocol.like_threshold, protocol.seed, profile_params, setup.paper or PAPER_PARAMS,
-                              setup.paper_features)  # fmt: skip
+    makers = method_factories(
+        protocol.like_threshold, protocol.seed, profile_params, setup.paper or PAPER_PARAMS, setup.paper_features
+    )
     grids = {name: setup.grids.get(name) or declared_grid(name, protocol.grid) for name in makers}
     run = _Run(
         protocol=protocol,
@@ -363,8 +409,11 @@ def _prepare(train, test, attributes, items, protocol: Protocol, setup: Setup) -
         profile_params=profile_params,
     )
     _check_both_classes(run.y, "test ratings", "give more ratings, or a larger test fraction")
-    _check_both_classes(run.y_tune, f"tuning ratings ({protocol.tuning_fraction:.0%} of the training ratings)",
-                        "give more training ratings")  # fmt: skip
+    _check_both_classes(
+        run.y_tune,
+        f"tuning ratings ({protocol.tuning_fraction:.0%} of the training ratings)",
+        "give more training ratings",
+    )
     return run
 
 
@@ -429,10 +478,13 @@ def _blended_lists(run: _Run, setup: Setup, tune_task: RankingTask, test_task: R
         res = list_metrics(lists, test_task.relevant, len(test_task.catalogue))
         run.user_ndcg[f"{name}_blend"] = ndcg_per_user(lists, test_task.relevant)
         run.list_controls[f"{name}_blend"] = {
-            **res, "seconds": time.perf_counter() - t, "control": {"blend": name}, "blend": blend.to_dict(),
+            **res,
+            "seconds": time.perf_counter() - t,
+            "control": {"blend": name},
+            "blend": blend.to_dict(),
             "blend_choice": report["chosen"] if report.get("users") else None,
             "params": point if name == "item_model" else run.lists[name]["params"],
-        }  # fmt: skip
+        }
 
 
 def _report(run: _Run, setup: Setup, say) -> dict:

@@ -62,8 +62,9 @@ def list_metric(method: Method, task: RankingTask) -> float:
     return float(ndcg_per_user(top_lists(method, task), task.relevant).mean()) if len(task) else -np.inf
 
 
-def sweep(make, grid: list, fit: Training, tasks: dict, say=None, axes: dict[str, Axis] | None = None,
-          max_extra: int = 0) -> dict[str, Choice]:  # fmt: skip
+def sweep(
+    make, grid: list, fit: Training, tasks: dict, say=None, axes: dict[str, Axis] | None = None, max_extra: int = 0
+) -> dict[str, Choice]:
     """Fit ``make(point)`` on ``fit`` for every grid point and choose one per task.
 
     ``tasks`` maps ``"like"`` to ``(tuning ratings, their labels)`` and/or ``"list"`` to the

@@ -67,7 +67,12 @@ def strong_generalisation(run, rankers: list, say) -> dict:
         res = list_metrics(top_lists(method, task, new_users=True), task.relevant, len(task.catalogue))
         known = run.makers[name](point).fit(in_model)
         res_in = list_metrics(top_lists(known, task), task.relevant, len(task.catalogue))
-        out["methods"][name] = {"supported": True, **res, "in_model_ndcg@10": res_in["ndcg@10"],
-                                "seconds": time.perf_counter() - t, "params": point}  # fmt: skip
+        out["methods"][name] = {
+            "supported": True,
+            **res,
+            "in_model_ndcg@10": res_in["ndcg@10"],
+            "seconds": time.perf_counter() - t,
+            "params": point,
+        }
         say(f"  {name}: NDCG@10 {res['ndcg@10']:.4f} for {len(task)} new users, {res_in['ndcg@10']:.4f} in the model")
     return out

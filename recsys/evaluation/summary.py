@@ -7,10 +7,18 @@ import numpy as np
 
 TEXT_COLUMNS = ("auc_full", "balanced_accuracy_full", "accuracy_full", "dislike_recall_full", "coverage", "threshold")
 TOPN_COLUMNS = ("precision@10", "recall@10", "ndcg@10", "hit_rate@10", "catalogue_coverage")
-SHORT = {"auc_full": "AUC", "balanced_accuracy_full": "bal. acc.", "accuracy_full": "accuracy",
-         "majority_accuracy_full": "always-like acc.", "dislike_recall_full": "dislike recall",
-         "dislike_precision_full": "dislike precision", "coverage": "coverage", "threshold": "cut-off",
-         "fit_seconds": "fit s", "predict_seconds": "predict s"}  # fmt: skip
+SHORT = {
+    "auc_full": "AUC",
+    "balanced_accuracy_full": "bal. acc.",
+    "accuracy_full": "accuracy",
+    "majority_accuracy_full": "always-like acc.",
+    "dislike_recall_full": "dislike recall",
+    "dislike_precision_full": "dislike precision",
+    "coverage": "coverage",
+    "threshold": "cut-off",
+    "fit_seconds": "fit s",
+    "predict_seconds": "predict s",
+}
 
 
 def cell(v, digits: int = 4) -> str:
@@ -104,8 +112,9 @@ def brief_lines(res: dict, ours: str = "profile") -> list[str]:
     ]
     methods = res["methods"]
     by_auc = sorted(methods, key=lambda m: -(methods[m]["auc_full"] or 0))
-    lines += [f"  {m:<18} {cell(methods[m]['auc_full']):>7} {cell(methods[m]['balanced_accuracy_full']):>10}"
-              for m in by_auc]  # fmt: skip
+    lines += [
+        f"  {m:<18} {cell(methods[m]['auc_full']):>7} {cell(methods[m]['balanced_accuracy_full']):>10}" for m in by_auc
+    ]
     versus = res.get("ci", {}).get("versus", {})
     lines.append(_lead_sentence("AUC", by_auc, ours, {m: (c["auc_diff"], c["auc_diff_ci"]) for m, c in versus.items()}))
     if "topn" in res:
@@ -120,8 +129,11 @@ def brief_lines(res: dict, ours: str = "profile") -> list[str]:
     if strong:
         got = {m: r["ndcg@10"] for m, r in strong["methods"].items() if r["supported"]}
         best = sorted(got, key=lambda m: -got[m])
-        lines.append(f"For {strong['users_with_relevant']} people held out of training (no refit): "
-                     + ", ".join(f"{m} {got[m]:.4f}" for m in best[:3]) + ".")  # fmt: skip
+        lines.append(
+            f"For {strong['users_with_relevant']} people held out of training (no refit): "
+            + ", ".join(f"{m} {got[m]:.4f}" for m in best[:3])
+            + "."
+        )
     return lines
 
 
@@ -133,8 +145,7 @@ def _lead_sentence(metric: str, ranked: list[str], ours: str, diffs: dict) -> st
         lead = ranked[0]
         d, (lo, hi) = diffs.get(lead, (float("nan"), (float("nan"), float("nan"))))
         word = "ahead of" if hi < 0 else "level with"
-        return (f"On {metric} {lead} leads {ours} by {-d:.4f} [95 % {-hi:.4f}, {-lo:.4f}]: {lead} is {word} "
-                f"{ours} here.")  # fmt: skip
+        return f"On {metric} {lead} leads {ours} by {-d:.4f} [95 % {-hi:.4f}, {-lo:.4f}]: {lead} is {word} {ours} here."
     runner = ranked[1]
     d, (lo, hi) = diffs.get(runner, (float("nan"), (float("nan"), float("nan"))))
     word = "ahead of" if lo > 0 else "level with"

@@ -194,8 +194,29 @@ def join_masks(c_ptr, c_idx, need, held_by, out):
 
 
 @numba.njit(nogil=True, cache=True)
-def neighbours(p_ptr, p_idx, on_side, n_items, c_ptr, c_idx, i_ptr, i_idx, by_item, need, budget, m_ptr, m_idx, w,
-               norms, k, out_idx, out_sim, out_len, lo, hi):  # fmt: skip
+def neighbours(
+    p_ptr,
+    p_idx,
+    on_side,
+    n_items,
+    c_ptr,
+    c_idx,
+    i_ptr,
+    i_idx,
+    by_item,
+    need,
+    budget,
+    m_ptr,
+    m_idx,
+    w,
+    norms,
+    k,
+    out_idx,
+    out_sim,
+    out_len,
+    lo,
+    hi,
+):
     """Each person's ``k`` most similar training users through the co-clusters they join — those
     with at least ``need[c]`` of their items (``c_*``) among the person's items flagged ``on_side``;
     with a ``budget``, that many of them with the fewest users, ties by index — written at ``t * k``
@@ -228,8 +249,9 @@ def neighbours(p_ptr, p_idx, on_side, n_items, c_ptr, c_idx, i_ptr, i_idx, by_it
         if counted:
             for t in range(g, g_hi):
                 joined = _joined_by_item(p_ptr, p_idx, on_side, i_ptr, i_idx, need, t, hits, touched_c)
-                _neighbours_of(joined, budget, m_ptr, m_idx, w, norms, k, num, touched_u, w_joined, t, out_idx,
-                               out_sim, out_len)  # fmt: skip
+                _neighbours_of(
+                    joined, budget, m_ptr, m_idx, w, norms, k, num, touched_u, w_joined, t, out_idx, out_sim, out_len
+                )
             continue
         for t in range(g, g_hi):
             bit = np.uint64(1) << np.uint64(t - g)
@@ -261,8 +283,9 @@ def neighbours(p_ptr, p_idx, on_side, n_items, c_ptr, c_idx, i_ptr, i_idx, by_it
                 m &= m - np.uint64(1)
         for t in range(g, g_hi):
             joined = lists[starts[t - g] : starts[t - g + 1]]
-            _neighbours_of(joined, budget, m_ptr, m_idx, w, norms, k, num, touched_u, w_joined, t, out_idx, out_sim,
-                           out_len)  # fmt: skip
+            _neighbours_of(
+                joined, budget, m_ptr, m_idx, w, norms, k, num, touched_u, w_joined, t, out_idx, out_sim, out_len
+            )
 
 
 @numba.njit(nogil=True, cache=True)
@@ -438,8 +461,7 @@ def candidates(key, popular, listable, p_ptr, p_idx, has_likes, n, out_len, out_
 
 
 @numba.njit(nogil=True, cache=True)
-def neighbour_votes(nb_idx, nb_sim, nb_len, k_nb, t_ptr, t_idx, t_val, n_items, c_len, c_idx, k, num, den, cnt,
-                    lo, hi):  # fmt: skip
+def neighbour_votes(nb_idx, nb_sim, nb_len, k_nb, t_ptr, t_idx, t_val, n_items, c_len, c_idx, k, num, den, cnt, lo, hi):
     """Per person ``t`` and candidate ``c_idx[t, r]`` (``c_len[t]`` of them): the sums of the first ``k``
     of the person's neighbours (``nb_*`` at ``t * k_nb``, decreasing similarity) who have a value
     for the item in the table ``t_*`` (training users × ``n_items`` items)."""
@@ -522,8 +544,9 @@ def residual_sums(wt_ptr, wt_idx, wt_val, p_ptr, p_idx, resid, n_items, c_len, c
 
 
 @numba.njit(nogil=True, cache=True)
-def attribute_sums(a_ptr, a_idx, weight, item_value, p_ptr, p_idx, resid, n_attr, shrinkage, c_len, c_idx,
-                   user_term, item_term, lo, hi):  # fmt: skip
+def attribute_sums(
+    a_ptr, a_idx, weight, item_value, p_ptr, p_idx, resid, n_attr, shrinkage, c_len, c_idx, user_term, item_term, lo, hi
+):
     """Per person and candidate: ``(user_attributes, attribute_items)``: the candidate's attributes'
     weighted means of the person's shrunk mean residual over their rated items carrying each, and of
     each attribute's item value (``a_*``: items × attributes)."""

@@ -14,8 +14,9 @@ import numpy as np
 from ._lookup import position_in_row
 
 
-@numba.njit("Tuple((float64[:, ::1], float64[::1]))(float64[:, ::1], int64[::1], int64, float64)", nogil=True,
-            cache=True)  # fmt: skip
+@numba.njit(
+    "Tuple((float64[:, ::1], float64[::1]))(float64[:, ::1], int64[::1], int64, float64)", nogil=True, cache=True
+)
 def system(G, S, j, l2):
     """``(G[S, S] + l2 I, G[S, j])``, gathered without the GIL: numpy's fancy indexing holds it, and
     the gathers were half of the solves' time, run one thread at a time (measured at 1 M ratings)."""
@@ -57,8 +58,11 @@ def gram_entries(indptr, indices, data, rows, cols):
     return out
 
 
-@numba.njit("Tuple((float64[:, ::1], float64[::1]))(int64[::1], int64[::1], float64[::1], int64[::1], int64, float64)",
-            nogil=True, cache=True)  # fmt: skip
+@numba.njit(
+    "Tuple((float64[:, ::1], float64[::1]))(int64[::1], int64[::1], float64[::1], int64[::1], int64, float64)",
+    nogil=True,
+    cache=True,
+)
 def sparse_system(indptr, indices, data, S, j, l2):
     """:func:`system` for a sparse ``G``: each row of ``A`` by a walk along the row of ``G`` and
     ``S`` together when ``S`` is sorted and the row is short, else by binary searches."""

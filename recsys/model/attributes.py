@@ -70,8 +70,9 @@ class AttributeEvidence:
         one person folded in), the item side kept."""
         return dataclasses.replace(self, users=user_table(residuals, item_attributes))
 
-    def terms(self, item_attributes: Csr, u: np.ndarray, i: np.ndarray,
-              leave_out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    def terms(
+        self, item_attributes: Csr, u: np.ndarray, i: np.ndarray, leave_out: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(user_attributes, attribute_items)`` of the pairs ``(u[t], i[t])``; 0 for an item
         without attributes (or whose attributes every item carries).
 
@@ -105,10 +106,15 @@ class AttributeEvidence:
             return []
         _, user_value = self.users.lookup(np.full(len(a), u), a)
         return [
-            {"attribute": int(x), "weight": float(wx / total), "user": float(wx * uv / total),
-             "item": float(wx * self.items[x] / total), "rated": float(uv)}
+            {
+                "attribute": int(x),
+                "weight": float(wx / total),
+                "user": float(wx * uv / total),
+                "item": float(wx * self.items[x] / total),
+                "rated": float(uv),
+            }
             for x, wx, uv in zip(a, w, user_value, strict=True)
-        ]  # fmt: skip
+        ]
 
     def attribute_means(self, keys: np.ndarray) -> np.ndarray:
         """Per attribute, the shrunk mean of ``keys`` (a score per item, or rows of them) over the
@@ -127,8 +133,9 @@ class AttributeEvidence:
             return out
         means = self.attribute_means(out)
         if out.ndim == 1:
-            out[self.new_items] = np.bincount(self.spread.row_of, weights=self.spread.values * means[self.spread.idx],
-                                              minlength=len(self.new_items))  # fmt: skip
+            out[self.new_items] = np.bincount(
+                self.spread.row_of, weights=self.spread.values * means[self.spread.idx], minlength=len(self.new_items)
+            )
         else:
             out[:, self.new_items] = (self.spread.to_scipy() @ means.T).T
         return out

@@ -154,8 +154,10 @@ class Lister:
         self.k = int(model.n_votes)
         self.shrinkage = float(model.shrinkage)
         self.n_neighbours = int(model.n_neighbours)
-        self.densities = {side: float((p or RECOMMENDER_PARAMS).get("min_density", 1.0))
-                          for side, p in (("like", model.like_params), ("dislike", model.dislike_params))}  # fmt: skip
+        self.densities = {
+            side: float((p or RECOMMENDER_PARAMS).get("min_density", 1.0))
+            for side, p in (("like", model.like_params), ("dislike", model.dislike_params))
+        }
         groups = model.weights_for(np.flatnonzero(self.scoreable)) if hasattr(model, "weights_") else []
         self.names = sorted({n for _, w in groups for n in w.names})
         # how the neighbours' co-clusters are found (kern.neighbours's by_item): None lets the

@@ -84,8 +84,9 @@ def map_ordered(fn: Callable, items: Iterable, *shared, **threads) -> Iterator:
         raise
 
 
-def run_ranges(kernel: Callable, ranges: list[tuple[int, int]], *args, outputs: tuple[int, ...],
-               **threads) -> Iterator[tuple[int, int]]:  # fmt: skip
+def run_ranges(
+    kernel: Callable, ranges: list[tuple[int, int]], *args, outputs: tuple[int, ...], **threads
+) -> Iterator[tuple[int, int]]:
     """``kernel(*args, lo, hi)`` for each ``(lo, hi)`` of ``ranges``, each range yielded as it ends
     (in order): on this process's threads, or in a few tasks of consecutive ranges on the cluster.
     ``outputs``: the positions in ``args`` of the arrays the kernel writes — all zeros on entry,

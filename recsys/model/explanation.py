@@ -156,9 +156,15 @@ def vote_parts(fp: FittedProfiles, name: str, u: int, i: int, k: int, shrinkage:
         shared = theirs[mine[theirs]]
         best = int(shared[np.lexsort((shared, sizes[shared]))][0]) if len(shared) else None
         parts.append(
-            {"neighbour": int(v), "similarity": float(s), "residual": float(r), "share": float(s * r / denom),
-             "shared": int(len(shared)), "example": best}
-        )  # fmt: skip
+            {
+                "neighbour": int(v),
+                "similarity": float(s),
+                "residual": float(r),
+                "share": float(s * r / denom),
+                "shared": int(len(shared)),
+                "example": best,
+            }
+        )
     return value, parts
 
 
@@ -236,18 +242,27 @@ def _split_attribute_term(line: Line, fp: FittedProfiles, t: str, u: int, i: int
         if key == "user":
             which, pos = fp.item_attributes.rows_entries(mine)
             n = int((fp.item_attributes.idx[pos] == p["attribute"]).sum())
-            text = (f"{name}: you rated {n} movie{'s' if n != 1 else ''} with it, "
-                    f"{p['rated']:+.2f} against expectation (shrunk); {p['weight']:.0%} of the weight")  # fmt: skip
+            text = (
+                f"{name}: you rated {n} movie{'s' if n != 1 else ''} with it, "
+                f"{p['rated']:+.2f} against expectation (shrunk); {p['weight']:.0%} of the weight"
+            )
         else:
             value = fp.attribute_evidence.items[p["attribute"]]
-            text = (f"{name}: its movies are rated {value:+.2f} against the average (shrunk); "
-                    f"{p['weight']:.0%} of the weight")  # fmt: skip
+            text = (
+                f"{name}: its movies are rated {value:+.2f} against the average (shrunk); "
+                f"{p['weight']:.0%} of the weight"
+            )
         part = {"cocluster": None, "attribute": str(name), "contribution": float(coef * p[key]), "text": text}
         line.parts.append(part)
     rest = order[3:]
     if rest:
-        line.parts.append({"cocluster": None, "text": f"{len(rest)} other attribute{'s' if len(rest) > 1 else ''}",
-                           "contribution": float(coef * sum(parts[k][key] for k in rest))})  # fmt: skip
+        line.parts.append(
+            {
+                "cocluster": None,
+                "text": f"{len(rest)} other attribute{'s' if len(rest) > 1 else ''}",
+                "contribution": float(coef * sum(parts[k][key] for k in rest)),
+            }
+        )
     average = {"cocluster": None, "text": "minus the average of this evidence", "contribution": float(-coef * mean)}
     line.parts.append(average)
     line.detail = f"{len(parts)} attribute{'s' if len(parts) != 1 else ''} of this movie" if parts else "no attribute"
@@ -270,9 +285,15 @@ def _split_item_term(line: Line, fp: FittedProfiles, t: str, u: int, i: int, coe
         both = int(holds_i[fp.like.of_item.row(j)].sum())
         rating = fp.ratings.lookup([u], [j])[1][0]
         what = "liked" if t == "item_model" else f"rated {rating:g} ({values[found][k]:+.2f} against expectation)"
-        line.parts.append({"cocluster": None, "item": _plain(fp.items[j]), "contribution": float(coef * share[k]),
-                           "text": f"you {what} {fp.item_name(j)}: weight {weight[found][k]:+.3f}, "
-                                   f"{both} like co-cluster{'s' if both != 1 else ''} hold both"})  # fmt: skip
+        line.parts.append(
+            {
+                "cocluster": None,
+                "item": _plain(fp.items[j]),
+                "contribution": float(coef * share[k]),
+                "text": f"you {what} {fp.item_name(j)}: weight {weight[found][k]:+.3f}, "
+                f"{both} like co-cluster{'s' if both != 1 else ''} hold both",
+            }
+        )
     rest = order[3:]
     if len(rest):
         others = f"{len(rest)} other movie{'s' if len(rest) > 1 else ''} of yours"
@@ -293,9 +314,12 @@ def _split_vote(line: Line, model, t: str, u: int, i: int, coef: float, mean: fl
     rest = order[3:]
     if rest:
         line.parts.append(
-            {"cocluster": None, "text": f"{len(rest)} other neighbour{'s' if len(rest) > 1 else ''}",
-             "contribution": float(coef * sum(parts[j]["share"] for j in rest))}
-        )  # fmt: skip
+            {
+                "cocluster": None,
+                "text": f"{len(rest)} other neighbour{'s' if len(rest) > 1 else ''}",
+                "contribution": float(coef * sum(parts[j]["share"] for j in rest)),
+            }
+        )
     line.parts.append(
         {"cocluster": None, "text": "minus the average of this evidence", "contribution": float(-coef * mean)}
     )
@@ -329,8 +353,12 @@ def _neighbour_part(fp: FittedProfiles, side: str, who: str, u: int, i: int, par
         d = describe_cocluster(fp, side, part["example"])
         label = d["id"]
         text += f", e.g. [{d['id']}] {d['text']}"
-    return {"cocluster": label, "neighbour": _plain(fp.users[v] if who == "users" else fp.items[v]), "text": text,
-            "contribution": float(coef * part["share"])}  # fmt: skip
+    return {
+        "cocluster": label,
+        "neighbour": _plain(fp.users[v] if who == "users" else fp.items[v]),
+        "text": text,
+        "contribution": float(coef * part["share"]),
+    }
 
 
 def _term_detail(fp: FittedProfiles, t: str, u: int, i: int) -> str:
@@ -361,16 +389,20 @@ def profile_matches(fp: FittedProfiles, u: int, i: int) -> dict:
     out = {}
     for side, other in (("like", "dislike"), ("dislike", "like")):
         # in the profile: held on this side and not on the other (the paper removes the intersection)
-        rows = [{"attribute": name, "coclusters": k}
-                for name, k, o in zip(names, support[side], support[other]) if k > 0 and o == 0]  # fmt: skip
+        rows = [
+            {"attribute": name, "coclusters": k}
+            for name, k, o in zip(names, support[side], support[other])
+            if k > 0 and o == 0
+        ]
         rows.sort(key=lambda r: -r["coclusters"])
         out[side] = rows
     return out
 
 
 # -- recommendations --------------------------------------------------------------------------
-def explain_item_list(fp: FittedProfiles, liked: np.ndarray, top: np.ndarray, listed,
-                      probability: np.ndarray, new_items=None) -> list[dict]:  # fmt: skip
+def explain_item_list(
+    fp: FittedProfiles, liked: np.ndarray, top: np.ndarray, listed, probability: np.ndarray, new_items=None
+) -> list[dict]:
     """Each recommended item with its list score, its like-probability and the parts of its score
     (``listed``: the model's :class:`~recsys.model.recommender.ListScores`).
 
@@ -396,14 +428,24 @@ def explain_item_list(fp: FittedProfiles, liked: np.ndarray, top: np.ndarray, li
             reasons.append(f"liked by {int(likes[i]):,} people ({pop:+.3f})")
         if like:
             reasons.append(f"your like chance from your ratings: {listed.probability[i]:.0%} ({like:+.3f})")
-        out.append({
-            "rank": rank, "item": _plain(fp.items[i]), "name": fp.item_name(i), "score": float(listed.score[i]),
-            "like_probability": None if np.isnan(p) else float(p), "new": bool(new), "contributions": part["named"],
-            "others": part["others"], "popularity": {"weight": pop, "likes": int(likes[i])},
-            "like": {"weight": like, "probability": None if np.isnan(listed.probability[i])
-                     else float(listed.probability[i])},
-            "reasons": reasons,
-        })  # fmt: skip
+        out.append(
+            {
+                "rank": rank,
+                "item": _plain(fp.items[i]),
+                "name": fp.item_name(i),
+                "score": float(listed.score[i]),
+                "like_probability": None if np.isnan(p) else float(p),
+                "new": bool(new),
+                "contributions": part["named"],
+                "others": part["others"],
+                "popularity": {"weight": pop, "likes": int(likes[i])},
+                "like": {
+                    "weight": like,
+                    "probability": None if np.isnan(listed.probability[i]) else float(listed.probability[i]),
+                },
+                "reasons": reasons,
+            }
+        )
     return out
 
 
@@ -415,10 +457,20 @@ def _attribute_contributions(fp: FittedProfiles, parts: list[dict], shown: int =
     for k in order[:shown]:
         q = parts[k]
         name = str(fp.attributes[q["attribute"]])
-        text = (f"new, no rating yet — {name}: your scores of the {q['rated']} rated movies with it average "
-                f"{q['mean']:+.3f} ({q['share']:.0%} of the weight)")  # fmt: skip
-        named.append({"attribute": name, "weight": q["contribution"], "share": q["share"], "mean": q["mean"],
-                      "rated": q["rated"], "text": text})  # fmt: skip
+        text = (
+            f"new, no rating yet — {name}: your scores of the {q['rated']} rated movies with it average "
+            f"{q['mean']:+.3f} ({q['share']:.0%} of the weight)"
+        )
+        named.append(
+            {
+                "attribute": name,
+                "weight": q["contribution"],
+                "share": q["share"],
+                "mean": q["mean"],
+                "rated": q["rated"],
+                "text": text,
+            }
+        )
     rest = [parts[k]["contribution"] for k in order[shown:]]
     return {"named": named, "others": {"movies": 0, "attributes": len(rest), "weight": float(np.sum(rest))}}
 
@@ -465,8 +517,10 @@ def _pair_reason(fp: FittedProfiles, c: int) -> tuple[dict, str]:
         d = describe_cocluster(fp, "like", c)
         more = d["movies"] - len(d["examples"])
         movies = ", ".join(e["name"] for e in d["examples"]) + (f" and {more} more" if more > 0 else "")
-        memo[c] = ({"id": d["id"], "users": d["users"], "text": d["text"]},
-                   f": {d['users']} people who liked both are in [{d['id']}], with {movies}")  # fmt: skip
+        memo[c] = (
+            {"id": d["id"], "users": d["users"], "text": d["text"]},
+            f": {d['users']} people who liked both are in [{d['id']}], with {movies}",
+        )
     return memo[c]
 
 
@@ -479,8 +533,16 @@ def explain_paper_list(model, u: int, cand: np.ndarray, ranking, n: int) -> list
         i = int(cand[j])
         like = profile_matches(fp, u, i).get("like", [])
         reasons = ["in your like profile: " + ", ".join(r["attribute"] for r in like[:4])] if like else []
-        out.append({"rank": rank, "item": _plain(fp.items[i]), "name": fp.item_name(i),
-                    "score": float(ranking.key[j]), "like_probability": None, "reasons": reasons})  # fmt: skip
+        out.append(
+            {
+                "rank": rank,
+                "item": _plain(fp.items[i]),
+                "name": fp.item_name(i),
+                "score": float(ranking.key[j]),
+                "like_probability": None,
+                "reasons": reasons,
+            }
+        )
     return out
 
 
@@ -507,8 +569,10 @@ def explain_profile(fp: FittedProfiles, u: int, top_coclusters: int = 5) -> dict
         for values in groups.values():
             values.sort(key=lambda v: (-v["coclusters"], v["value"]))
         item_sup = s_isup[np.searchsorted(s_items, p_items)].tolist()
-        movies = [{"item": item, "name": fp.item_name(i), "coclusters": sup}
-                  for i, item, sup in zip(p_items.tolist(), fp.items[p_items].tolist(), item_sup)]  # fmt: skip
+        movies = [
+            {"item": item, "name": fp.item_name(i), "coclusters": sup}
+            for i, item, sup in zip(p_items.tolist(), fp.items[p_items].tolist(), item_sup)
+        ]
         movies.sort(key=lambda m: (-m["coclusters"], m["name"]))
         cc = fp.coclusters(side)
         mine = cc.of_user.row(u)

@@ -58,8 +58,9 @@ class NewUser:
     neighbours: dict  # side -> Neighbours of one row (training users)
 
     @classmethod
-    def of(cls, fp: FittedProfiles, items: np.ndarray, ratings: np.ndarray, n_neighbours: int,
-           densities: dict) -> NewUser:  # fmt: skip
+    def of(
+        cls, fp: FittedProfiles, items: np.ndarray, ratings: np.ndarray, n_neighbours: int, densities: dict
+    ) -> NewUser:
         """``items`` (indices into the model's items, distinct) rated ``ratings``."""
         order = np.argsort(items)
         items, ratings = np.asarray(items, dtype=np.int64)[order], np.asarray(ratings, dtype=np.float64)[order]

@@ -114,8 +114,15 @@ def _dense_to_csr(W: np.ndarray, block: int = 256) -> Csr:
     return Csr(ptr, idx, values, (n_rows, n_cols))
 
 
-def item_weights(liked: Csr, support: Csr, l2: float, threads: int | None = None, budget: float = FLOP_BUDGET,
-                 max_partners: int | None = None, done=None) -> Csr:  # fmt: skip
+def item_weights(
+    liked: Csr,
+    support: Csr,
+    l2: float,
+    threads: int | None = None,
+    budget: float = FLOP_BUDGET,
+    max_partners: int | None = None,
+    done=None,
+) -> Csr:
     """The ridge weights ``W`` (items × items; row: the item liked, column: the item scored) of
     every item's column on the columns of its support (module docstring); ``liked`` may carry
     values (the rating residuals, say) instead of ones.  The per-item solves run on ``threads``

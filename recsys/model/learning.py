@@ -100,8 +100,9 @@ class Learning:
     max_partners: int | None = None
 
 
-def fit_profiles(ratings, item_attributes=None, items=None, learning: Learning | None = None, *, progress=None,
-                 universe=None) -> tuple[FittedProfiles, dict]:  # fmt: skip
+def fit_profiles(
+    ratings, item_attributes=None, items=None, learning: Learning | None = None, *, progress=None, universe=None
+) -> tuple[FittedProfiles, dict]:
     """Learn the profiles of ``ratings`` (``user, item, rating``; one per pair) as ``learning``
     says (default :class:`Learning`), with the attributes ``item_attributes`` (``item, kind,
     value``) and display titles ``items`` (``item, title``), both optional.  ``progress`` is called
@@ -123,19 +124,24 @@ def fit_profiles(ratings, item_attributes=None, items=None, learning: Learning |
     coclusters = {}
     for side, params in zip(SIDES, (how.like_params, how.dislike_params), strict=True):
         with _timed(timings, f"cocluster_{side}"):
-            coclusters[side] = _cocluster(side, rel, vocab, how.features, params, how.random_state, report, say,
-                                          how.user_budget)  # fmt: skip
+            coclusters[side] = _cocluster(
+                side, rel, vocab, how.features, params, how.random_state, report, say, how.user_budget
+            )
     with _timed(timings, "neighbours"):
         say("neighbourhoods")
         nbrs = _neighbourhoods(coclusters, vocab, how.neighbours, how.n_neighbours, how.like_threshold, say)
     fp = vocab.profiles(coclusters, nbrs, how.like_threshold, how.features, how.user_budget or 0)
     if how.item_l2 is not None:
         with _timed(timings, "item_model"):
-            fp = _item_model(fp, how.item_l2, how.item_support, how.residual_model, how.random_state, say,
-                             how.max_partners)  # fmt: skip
+            fp = _item_model(
+                fp, how.item_l2, how.item_support, how.residual_model, how.random_state, say, how.max_partners
+            )
         pairs = fp.pair_support.nnz
-        report["item_model"] = {"support_pairs": int(pairs), "l2": float(how.item_l2),
-                                "support_share": pairs / max(fp.n_items * (fp.n_items - 1), 1)}  # fmt: skip
+        report["item_model"] = {
+            "support_pairs": int(pairs),
+            "l2": float(how.item_l2),
+            "support_share": pairs / max(fp.n_items * (fp.n_items - 1), 1),
+        }
     timings["total"] = time.perf_counter() - t0
     report["timings"] = timings
     return fp, report
@@ -203,8 +209,9 @@ class _Vocabulary:
         IA = Csr.from_pairs(a_items, a_attrs, (len(items_vocab), len(attributes)))
         return cls(users, items_vocab, attributes, attrs_df, R, IA, _titles(items, items_vocab), rating_baseline(R))
 
-    def profiles(self, coclusters: dict, neighbours: dict, like_threshold: float, features: str,
-                 user_budget: int = 0) -> FittedProfiles:  # fmt: skip
+    def profiles(
+        self, coclusters: dict, neighbours: dict, like_threshold: float, features: str, user_budget: int = 0
+    ) -> FittedProfiles:
         mean, user_bias, item_bias = self.baseline
         return FittedProfiles(
             users=self.users,
@@ -258,8 +265,17 @@ class _RelationColumns:
         return cls(rel.matrix.tocsr(), pol, is_item, col_item, col_attr, row_user, rel.summary())
 
 
-def _cocluster(side: str, rel: _RelationColumns, vocab: _Vocabulary, features: str, params, random_state,
-               report: dict, say, user_budget: int | None = None) -> CoClusters:  # fmt: skip
+def _cocluster(
+    side: str,
+    rel: _RelationColumns,
+    vocab: _Vocabulary,
+    features: str,
+    params,
+    random_state,
+    report: dict,
+    say,
+    user_budget: int | None = None,
+) -> CoClusters:
     """The co-clusters of one side's relation, in user / item / attribute indices; their counts
     and parameters go into ``report``."""
     from coclust.fitting import CoClustering  # HBLCoClust without scikit-learn's 2 s import
@@ -289,19 +305,32 @@ def _cocluster(side: str, rel: _RelationColumns, vocab: _Vocabulary, features: s
     cc_items = _grouped_rows(cc_of[is_item], rel.col_item[fit_col[is_item]], (n_cc, len(vocab.items)))
     if features == "movies":
         attr_cols = np.flatnonzero(side_cols & ~rel.is_item)
-        cc_attrs = _attach_attributes(members, cc_items, rel.X, attr_cols, rel.col_attr, vocab.item_attributes, params,
-                                      done=lambda f: tell(say, f, "the co-clusters' attributes"))  # fmt: skip
+        cc_attrs = _attach_attributes(
+            members,
+            cc_items,
+            rel.X,
+            attr_cols,
+            rel.col_attr,
+            vocab.item_attributes,
+            params,
+            done=lambda f: tell(say, f, "the co-clusters' attributes"),
+        )
     else:
         is_attr = ~is_item
         cc_attrs = _grouped_rows(cc_of[is_attr], rel.col_attr[fit_col[is_attr]], (n_cc, len(vocab.attributes)))
-    report[f"{side}_coclusters"] = len(rows)
+    _report_side(report, side, len(rows), params, Xs, model)
+    return CoClusters(members, cc_items, cc_attrs)
+
+
+def _report_side(report: dict, side: str, n_coclusters: int, params: dict, Xs, model) -> None:
+    """One side's co-clustering in the fit's report: counts, parameters, what was co-clustered."""
+    report[f"{side}_coclusters"] = n_coclusters
     report[f"{side}_params"] = params
     report[f"{side}_coclustered"] = {"features": int((np.diff(Xs.tocsc().indptr) > 0).sum()), "relations": int(Xs.nnz)}
     if model is not None:
         report[f"{side}_seeds"] = int(model.n_seeds_)
         report[f"{side}_regions"] = int(model.n_regions_)
         report[f"{side}_concepts"] = int(model.n_concepts_)
-    return CoClusters(members, cc_items, cc_attrs)
 
 
 def _lists_as_pairs(lists: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -343,8 +372,9 @@ def most_selective(rows: list[np.ndarray], n_users: int, budget: int, min_rows: 
     return [left.row(c).copy() for c in kept], kept
 
 
-def _neighbourhoods(coclusters: dict, vocab: _Vocabulary, neighbours: str, n_neighbours: int,
-                    like_threshold: float, say=None) -> dict:  # fmt: skip
+def _neighbourhoods(
+    coclusters: dict, vocab: _Vocabulary, neighbours: str, n_neighbours: int, like_threshold: float, say=None
+) -> dict:
     """Users' and items' neighbours through each side's co-clusters; with ``neighbours="ratings"``
     the like side's from plain co-ratings instead (the control) and no dislike side; none at all
     with ``n_neighbours=0`` (the paper's rule reads the co-clusters only)."""
@@ -362,18 +392,22 @@ def _neighbourhoods(coclusters: dict, vocab: _Vocabulary, neighbours: str, n_nei
     for side in SIDES:
         cc = coclusters[side]
         for who, members in (("users", cc.users), ("items", cc.items)):
-            nbrs[f"{side}_{who}"] = from_coclusters(members, counts[who], n_neighbours,
-                                                    done=lambda f, d=f"{side} {who}": tell(say, f, d))  # fmt: skip
+            nbrs[f"{side}_{who}"] = from_coclusters(
+                members, counts[who], n_neighbours, done=lambda f, d=f"{side} {who}": tell(say, f, d)
+            )
     return nbrs
 
 
-def _item_model(fp: FittedProfiles, l2: float, support: str, residual_model: bool, seed: int, say,
-                max_partners: int | None = None) -> FittedProfiles:  # fmt: skip
+def _item_model(
+    fp: FittedProfiles, l2: float, support: str, residual_model: bool, seed: int, say, max_partners: int | None = None
+) -> FittedProfiles:
     """The item model's weights (and the residual model's), on the co-clusters' pairs, or on the
     controls' (``random``: as many random pairs; ``all``: every pair)."""
     pairs = fp.pair_support
-    say(f"the item model on {pairs.nnz:,} co-clustered pairs of movies"
-        + (f" (control: {support} pairs instead)" if support != "coclusters" else ""))  # fmt: skip
+    say(
+        f"the item model on {pairs.nnz:,} co-clustered pairs of movies"
+        + (f" (control: {support} pairs instead)" if support != "coclusters" else "")
+    )
     if support == "random":
         pairs = random_support(pairs, seed)
 
@@ -392,8 +426,7 @@ def _item_model(fp: FittedProfiles, l2: float, support: str, residual_model: boo
     return fp
 
 
-def _attach_attributes(members: Csr, movies: Csr, X, attr_cols, col_attr, item_attrs: Csr, params,
-                       done=None) -> Csr:  # fmt: skip
+def _attach_attributes(members: Csr, movies: Csr, X, attr_cols, col_attr, item_attrs: Csr, params, done=None) -> Csr:
     """For each co-cluster (its users, a row of ``members``, and movies, a row of ``movies``): the
     attribute features of ``attr_cols`` that at least ``min_density`` of its users hold (step 5's
     relaxation over the attribute columns) and that at least one of its movies carries (so that a

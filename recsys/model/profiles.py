@@ -265,8 +265,17 @@ class FittedProfiles:
         largest = np.full(W.nnz, -1, dtype=np.int64)
         order = np.lexsort((np.arange(len(cc)), -cc.users.lengths))
         by_rank = _rows_in_order(cc.items, order).transpose()  # items × co-clusters' ranks, ascending
-        run_in_ranges(shared_by_rank, W.n_rows, *by_rank._int64_rows, order, *cc.items._int64_rows,
-                      *W._int64_rows, count, largest, size=256)  # fmt: skip
+        run_in_ranges(
+            shared_by_rank,
+            W.n_rows,
+            *by_rank._int64_rows,
+            order,
+            *cc.items._int64_rows,
+            *W._int64_rows,
+            count,
+            largest,
+            size=256,
+        )
         return count, largest
 
     # -- profiles (the paper's) --------------------------------------------------------------
@@ -370,8 +379,10 @@ class FittedProfiles:
             user_budget=int(a["user_budget"]) if "user_budget" in a else 0,
         )
         if "shared_coclusters.count" in a:
-            pair = (np.asarray(a["shared_coclusters.count"], dtype=np.int32),
-                    np.asarray(a["shared_coclusters.largest"], dtype=np.int64))  # fmt: skip
+            pair = (
+                np.asarray(a["shared_coclusters.count"], dtype=np.int32),
+                np.asarray(a["shared_coclusters.largest"], dtype=np.int64),
+            )
             fp.__dict__["shared_coclusters"] = pair  # the cached property, as stored
         fp.check()
         return fp

@@ -333,18 +333,23 @@ class ProfileRecommender(Params):
         inner_learning = learning
         if large:
             inner_learning = dataclasses.replace(learning, user_budget=COCLUSTERS_PER_USER, max_partners=ITEM_PARTNERS)
-        inner, inner_report = fit_profiles(ratings[~held], item_attributes, items, inner_learning, progress=say,
-                                           universe=ratings if large else None)  # fmt: skip
+        inner, inner_report = fit_profiles(
+            ratings[~held], item_attributes, items, inner_learning, progress=say, universe=ratings if large else None
+        )
         val = ratings[held]
         u, i = inner.user_index(val["user"].to_numpy()), inner.item_index(val["item"].to_numpy())
         ok = (u >= 0) & (i >= 0)
         all_terms = [t.name for t in TERMS if t.name != "item_residuals" or inner.residual_weights is not None]
         say(f"the score's terms on the {int(ok.sum()):,} held-out ratings, and their weights")
-        terms = compute_terms(inner, u[ok], i[ok], all_terms, self.n_votes, self.shrinkage,
-                              done=lambda share: tell(say, share, "terms"))  # fmt: skip
+        terms = compute_terms(
+            inner, u[ok], i[ok], all_terms, self.n_votes, self.shrinkage, done=lambda share: tell(say, share, "terms")
+        )
         y = val["rating"].to_numpy(dtype=np.float64)[ok] > self.like_threshold
-        self.validation_terms_ = {"terms": terms, "y": y,
-                                  "new_item_terms": new_item_terms(inner, u[ok], i[ok], NEW_ITEM_TERMS)}  # fmt: skip
+        self.validation_terms_ = {
+            "terms": terms,
+            "y": y,
+            "new_item_terms": new_item_terms(inner, u[ok], i[ok], NEW_ITEM_TERMS),
+        }
         self.weights_ = fit_weights(terms, y, self.terms)
         self.new_item_weights_ = self._new_item_weights(self.validation_terms_)
         self.list_blend_, list_report = self._fit_list_blend(inner, val, say)
@@ -372,13 +377,22 @@ class ProfileRecommender(Params):
         sides = {"like_params": self.like_params, "dislike_params": self.dislike_params}
         l2 = float(self.item_l2)
         if scaled_on is not None:
-            sides = {side: {"budget": COCLUSTER_BUDGET, **dict(RECOMMENDER_PARAMS if p is None else p)}
-                     for side, p in sides.items()}  # fmt: skip
+            sides = {
+                side: {"budget": COCLUSTER_BUDGET, **dict(RECOMMENDER_PARAMS if p is None else p)}
+                for side, p in sides.items()
+            }
             l2 = scaled_item_penalty(scaled_on, l2, self.like_threshold)
-        return Learning(like_threshold=float(self.like_threshold), features=self.features, **sides,
-                        n_neighbours=int(self.n_neighbours), neighbours=self.neighbours, item_l2=l2,
-                        item_support=self.item_support, residual_model="item_residuals" in self.evidence,
-                        random_state=self.random_state)  # fmt: skip
+        return Learning(
+            like_threshold=float(self.like_threshold),
+            features=self.features,
+            **sides,
+            n_neighbours=int(self.n_neighbours),
+            neighbours=self.neighbours,
+            item_l2=l2,
+            item_support=self.item_support,
+            residual_model="item_residuals" in self.evidence,
+            random_state=self.random_state,
+        )
 
     def _fit_list_blend(self, inner, held, say):
         """The lists' blend (:func:`recsys.model.list_blend.choose`), chosen on the held-out
@@ -410,8 +424,15 @@ class ProfileRecommender(Params):
             for t in range(len(scored.n_cand)):
                 cand = scored.cand[t, : scored.n_cand[t]]
                 mine = relevant.row(users[lo + t])
-                rows.append(ValidationList(scored.key[t, cand], lister.popularity[cand], scored.like_feature(t),
-                                           np.isin(cand, mine), len(mine)))  # fmt: skip
+                rows.append(
+                    ValidationList(
+                        scored.key[t, cand],
+                        lister.popularity[cand],
+                        scored.like_feature(t),
+                        np.isin(cand, mine),
+                        len(mine),
+                    )
+                )
         return choose(rows, CANDIDATES)
 
     def with_evidence(self, evidence) -> ProfileRecommender:
@@ -619,8 +640,9 @@ class ProfileRecommender(Params):
         first = np.unique(idx, return_index=True)[1]
         rated = Rated.of(self.profiles_, idx[first], values[first])
         # the full fold-in (co-clusters, neighbours) only if a shown probability is not the list's own
-        return self._item_list(rated, rated.items, n,
-                               lambda items: self._new_probability(self._person_of(idx, values), items))  # fmt: skip
+        return self._item_list(
+            rated, rated.items, n, lambda items: self._new_probability(self._person_of(idx, values), items)
+        )
 
     def predict_for(self, ratings, items) -> np.ndarray:
         """Like-probabilities of ``items`` (raw ids; NaN where unknown or unrated in training) for a
@@ -654,8 +676,10 @@ class ProfileRecommender(Params):
         from .fold_in import NewUser
 
         first = np.unique(idx, return_index=True)[1]
-        densities = {side: float((p or RECOMMENDER_PARAMS).get("min_density", 1.0))
-                     for side, p in (("like", self.like_params), ("dislike", self.dislike_params))}  # fmt: skip
+        densities = {
+            side: float((p or RECOMMENDER_PARAMS).get("min_density", 1.0))
+            for side, p in (("like", self.like_params), ("dislike", self.dislike_params))
+        }
         return NewUser.of(self.profiles_, idx[first], values[first], int(self.n_neighbours), densities)
 
     def _rated(self, u: int):
@@ -714,15 +738,17 @@ class ProfileRecommender(Params):
 
     def _probability(self, u: int, items: np.ndarray) -> np.ndarray:
         fp, k, shrink = self.profiles_, self.n_votes, self.shrinkage
-        return self._probabilities(items, lambda pos, names: compute_terms(fp, np.full(len(pos), u), items[pos],
-                                                                           names, k, shrink))[0]  # fmt: skip
+        return self._probabilities(
+            items, lambda pos, names: compute_terms(fp, np.full(len(pos), u), items[pos], names, k, shrink)
+        )[0]
 
     def _new_probability(self, person, items: np.ndarray) -> np.ndarray:
         from .fold_in import new_user_terms
 
         fp, k, shrink = self.profiles_, self.n_votes, self.shrinkage
-        return self._probabilities(items, lambda pos, names: new_user_terms(fp, person, items[pos], names, k,
-                                                                            shrink))[0]  # fmt: skip
+        return self._probabilities(items, lambda pos, names: new_user_terms(fp, person, items[pos], names, k, shrink))[
+            0
+        ]
 
     @property
     def _blend(self):

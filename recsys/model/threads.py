@@ -12,8 +12,9 @@ def cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def in_threads(fn: Callable, items: Iterable, workers: int | None = None, window: int | None = None,
-               first_alone: bool = True) -> Iterator:  # fmt: skip
+def in_threads(
+    fn: Callable, items: Iterable, workers: int | None = None, window: int | None = None, first_alone: bool = True
+) -> Iterator:
     """``fn(x)`` for each of ``items`` on ``workers`` threads (default: every core), the results
     yielded in order as they come, at most ``window`` (default: twice the workers) computed ahead of
     the one yielded.  The first item runs on this thread before the others start (unless

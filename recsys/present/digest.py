@@ -32,8 +32,13 @@ def blend(rec: dict) -> list[dict]:
     popularity, like = rec.get("popularity") or {}, rec.get("like") or {}
     out = []
     if popularity.get("weight"):
-        out.append({"label": "popularity", "text": f"liked by {popularity['likes']:,} people",
-                    "weight": float(popularity["weight"])})  # fmt: skip
+        out.append(
+            {
+                "label": "popularity",
+                "text": f"liked by {popularity['likes']:,} people",
+                "weight": float(popularity["weight"]),
+            }
+        )
     if like.get("weight"):
         chance = (
             "from your ratings" if like.get("probability") is None else f"{like['probability']:.0%} from your ratings"
@@ -50,15 +55,22 @@ def digest(recs: list[dict], shown: int = SHOWN) -> dict:
     items, groups = [], {}
     for rec in recs:
         if "contributions" not in rec:  # the paper's rule: reasons without weights
-            items.append({**_head(rec), "blend": [], "own": None,
-                          "shown": [{"text": r, "weight": None, "group": None} for r in rec["reasons"]],
-                          "more": {"terms": 0, "weight": 0.0, "terms_listed": []}})  # fmt: skip
+            items.append(
+                {
+                    **_head(rec),
+                    "blend": [],
+                    "own": None,
+                    "shown": [{"text": r, "weight": None, "group": None} for r in rec["reasons"]],
+                    "more": {"terms": 0, "weight": 0.0, "terms_listed": []},
+                }
+            )
             continue
         named = terms(rec)
         others = rec.get("others") or {}
         n_others = int(others.get("movies", 0) + others.get("attributes", 0))
-        listed = named[shown:] + ([{"text": _others_text(others), "weight": float(others["weight"]), "group": None}]
-                                  if n_others else [])  # fmt: skip
+        listed = named[shown:] + (
+            [{"text": _others_text(others), "weight": float(others["weight"]), "group": None}] if n_others else []
+        )
         more = sum(t["weight"] for t in listed)
         own = sum(t["weight"] for t in named[:shown]) + more
         more = {"terms": len(named[shown:]) + n_others, "weight": more, "terms_listed": listed}

@@ -13,8 +13,19 @@ from .. import __version__
 from ..files import atomic_open
 from .html import environment, markup
 
-PALETTE = ("#1b6ca8", "#d1495b", "#2f7d4f", "#edae49", "#66a182", "#8d6a9f", "#00798c", "#c2703d", "#5c5c5c",
-           "#e377c2", "#17becf")  # fmt: skip
+PALETTE = (
+    "#1b6ca8",
+    "#d1495b",
+    "#2f7d4f",
+    "#edae49",
+    "#66a182",
+    "#8d6a9f",
+    "#00798c",
+    "#c2703d",
+    "#5c5c5c",
+    "#e377c2",
+    "#17becf",
+)
 ROC_SIZE, ROC_PAD = 360, 36
 
 
@@ -36,11 +47,18 @@ def _like_rows(res: dict) -> list[dict]:
     rows = []
     for name, r in res["methods"].items():
         c = ci.get(name)
-        rows.append({
-            "name": name, "auc": r["auc_full"], "ba": r["balanced_accuracy_full"], "acc": r["accuracy_full"],
-            "majority": r["majority_accuracy_full"], "recall": r["dislike_recall_full"], "coverage": r["coverage"],
-            "diff": c and (c["auc_diff"], *c["auc_diff_ci"]),
-        })  # fmt: skip
+        rows.append(
+            {
+                "name": name,
+                "auc": r["auc_full"],
+                "ba": r["balanced_accuracy_full"],
+                "acc": r["accuracy_full"],
+                "majority": r["majority_accuracy_full"],
+                "recall": r["dislike_recall_full"],
+                "coverage": r["coverage"],
+                "diff": c and (c["auc_diff"], *c["auc_diff_ci"]),
+            }
+        )
     return rows
 
 
@@ -50,11 +68,17 @@ def _list_rows(topn: dict) -> list[dict]:
     rows = []
     for name, r in topn["methods"].items():
         c = ci.get(name)
-        rows.append({
-            "name": name, "ndcg": r["ndcg@10"], "recall": r["recall@10"], "hit": r["hit_rate@10"],
-            "coverage": r["catalogue_coverage"], "width": 100 * r["ndcg@10"] / peak,
-            "diff": c and (c["diff"], *c["diff_ci"]),
-        })  # fmt: skip
+        rows.append(
+            {
+                "name": name,
+                "ndcg": r["ndcg@10"],
+                "recall": r["recall@10"],
+                "hit": r["hit_rate@10"],
+                "coverage": r["catalogue_coverage"],
+                "width": 100 * r["ndcg@10"] / peak,
+                "diff": c and (c["diff"], *c["diff_ci"]),
+            }
+        )
     return rows
 
 
@@ -65,11 +89,15 @@ def _settings(res: dict) -> list[dict]:
     for task, group in (("like/dislike (AUC)", res["methods"]), ("lists (NDCG@10)", lists)):
         for name, r in group.items():
             grid = r.get("grid")
-            out.append({
-                "task": task, "name": name, "params": json.dumps(r.get("params", {}), default=str),
-                "grid": len(grid) if isinstance(grid, list) else grid,
-                "tuning": ", ".join(f"{v:.4f}" for v in r.get("tuning", {}).get("values", [])),
-            })  # fmt: skip
+            out.append(
+                {
+                    "task": task,
+                    "name": name,
+                    "params": json.dumps(r.get("params", {}), default=str),
+                    "grid": len(grid) if isinstance(grid, list) else grid,
+                    "tuning": ", ".join(f"{v:.4f}" for v in r.get("tuning", {}).get("values", [])),
+                }
+            )
     return out
 
 

@@ -65,9 +65,15 @@ def cocluster_grid(env, fp, side: str, c: int, u: int) -> dict:
             cells.append({"x": left + j * CELL, "fill": fill, "stroke": stroke, "what": what, "name": fp.item_name(m)})
         grid_rows.append({"y": top + a * CELL, "label": str(fp.users[user]), "me": user == u, "cells": cells})
     svg = env.get_template("grid.svg.j2").render(
-        width=width, height=height, left=left, top=top, cell=CELL, columns=columns, rows=grid_rows,
+        width=width,
+        height=height,
+        left=left,
+        top=top,
+        cell=CELL,
+        columns=columns,
+        rows=grid_rows,
         id=describe_cocluster(fp, side, c)["id"],
-    )  # fmt: skip
+    )
     return {**describe_cocluster(fp, side, c), "svg": markup(svg)}
 
 
@@ -84,11 +90,18 @@ def evidence_chart(env, ex) -> dict | None:
     for k, (ln, v) in enumerate(zip(lines, values, strict=True)):
         w = abs(v) / span * (plot_w // 2 - 40)
         x = zero if v >= 0 else zero - w
-        bars.append({
-            "y": k * row, "label": _short(ln.text, 52), "value": float(v), "x": x, "w": max(w, 1),
-            "fill": "#2f7d4f" if v >= 0 else "#b0413e", "tx": zero + w + 4 if v >= 0 else zero - w - 4,
-            "anchor": "start" if v >= 0 else "end",
-        })  # fmt: skip
+        bars.append(
+            {
+                "y": k * row,
+                "label": _short(ln.text, 52),
+                "value": float(v),
+                "x": x,
+                "w": max(w, 1),
+                "fill": "#2f7d4f" if v >= 0 else "#b0413e",
+                "tx": zero + w + 4 if v >= 0 else zero - w - 4,
+                "anchor": "start" if v >= 0 else "end",
+            }
+        )
     svg = env.get_template("bars.svg.j2").render(
         width=label_w + plot_w + 40, height=row * len(bars) + 6, zero=zero, label_x=label_w, bars=bars
     )
@@ -111,10 +124,13 @@ def _profile_side(prof: dict, side: str) -> dict:
     for kind, values in prof[side].items():
         top = values[:PROFILE_VALUES]
         peak = max((v["coclusters"] for v in top), default=1)
-        kinds.append({
-            "name": kind, "total": len(values),
-            "values": [{**v, "width": 100 * v["coclusters"] / peak} for v in top],
-        })  # fmt: skip
+        kinds.append(
+            {
+                "name": kind,
+                "total": len(values),
+                "values": [{**v, "width": 100 * v["coclusters"] / peak} for v in top],
+            }
+        )
     kinds.sort(key=lambda k: -k["total"])
     movies = prof[f"{side}_movies"][:PROFILE_VALUES]
     peak = max((m["coclusters"] for m in movies), default=1)
@@ -189,8 +205,9 @@ def user_file(user) -> str:
     return "user-" + re.sub(r"[^A-Za-z0-9_.-]", "_", str(user)) + ".html"
 
 
-def write_all(model, out_dir: str | Path, users=None, n: int = 10, model_path: str = "", progress=None,
-              links: list | None = None) -> Path:  # fmt: skip
+def write_all(
+    model, out_dir: str | Path, users=None, n: int = 10, model_path: str = "", progress=None, links: list | None = None
+) -> Path:
     """One page per user (all, or ``users``) and ``index.html`` linking them, in ``out_dir``;
     ``links``: more ``(text, href)`` pairs the index shows first (the evaluation page, say)."""
     model.check_fitted()
@@ -206,18 +223,31 @@ def write_all(model, out_dir: str | Path, users=None, n: int = 10, model_path: s
         with atomic_open(out_dir / user_file(user)) as f:
             f.write(render_user(model, user, None, n, model_path, index_href="index.html"))
         prof = explain_profile(fp, int(u), top_coclusters=0)
-        top = sorted(((v["coclusters"], f"{kind}: {v['value']}") for kind, vs in prof[LIKE].items() for v in vs[:2]),
-                     reverse=True)[:3]  # fmt: skip
-        rows.append({
-            "user": user, "href": user_file(user), "ratings": int(likes[u] + dislikes[u]), "likes": int(likes[u]),
-            "coclusters": prof["like_coclusters"], "top": "; ".join(t for _, t in top),
-        })  # fmt: skip
+        top = sorted(
+            ((v["coclusters"], f"{kind}: {v['value']}") for kind, vs in prof[LIKE].items() for v in vs[:2]),
+            reverse=True,
+        )[:3]
+        rows.append(
+            {
+                "user": user,
+                "href": user_file(user),
+                "ratings": int(likes[u] + dislikes[u]),
+                "likes": int(likes[u]),
+                "coclusters": prof["like_coclusters"],
+                "top": "; ".join(t for _, t in top),
+            }
+        )
         if progress and (k + 1) % 50 == 0:
             progress(f"{k + 1:,} of {len(idx):,} pages")
     html = env.get_template("index.html.j2").render(
-        version=__version__, users=rows, like_coclusters=len(fp.like), dislike_coclusters=len(fp.dislike),
-        model_path=model_path, created=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), links=links or [],
-    )  # fmt: skip
+        version=__version__,
+        users=rows,
+        like_coclusters=len(fp.like),
+        dislike_coclusters=len(fp.dislike),
+        model_path=model_path,
+        created=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        links=links or [],
+    )
     with atomic_open(out_dir / "index.html") as f:
         f.write(html)
     return out_dir / "index.html"

@@ -3,8 +3,17 @@ the relations of a data set.  Each function returns lines; the command line prin
 
 from __future__ import annotations
 
-RELATION_COUNTS = ("users", "movies", "attributes", "features", "relations", "movie_relations", "attribute_relations",
-                   "like_relations", "dislike_relations")  # fmt: skip
+RELATION_COUNTS = (
+    "users",
+    "movies",
+    "attributes",
+    "features",
+    "relations",
+    "movie_relations",
+    "attribute_relations",
+    "like_relations",
+    "dislike_relations",
+)
 
 
 def explanation_lines(ex) -> list[str]:
@@ -13,9 +22,11 @@ def explanation_lines(ex) -> list[str]:
     verdict = ex.prediction.upper() if ex.covered else f"NO PREDICTION ({ex.reason})"
     lines = [f"user {ex.user}, {ex.item_name}: {verdict}"]
     if ex.covered:
-        how = ex.threshold_rule if ex.mode == "paper" else (
-            f"like-probability {ex.score:.3f}; cut-off {ex.threshold:.3f} ({ex.threshold_rule})"
-        )  # fmt: skip
+        how = (
+            ex.threshold_rule
+            if ex.mode == "paper"
+            else (f"like-probability {ex.score:.3f}; cut-off {ex.threshold:.3f} ({ex.threshold_rule})")
+        )
         lines.append(f"  {how}")
         if ex.reason:  # a covered pair with a reason: a new item, scored from its attributes alone
             lines.append(f"  {ex.reason}")

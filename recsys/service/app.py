@@ -172,8 +172,9 @@ async def health(request: Request) -> dict:
 
 
 @router.get("/items", tags=["items"], responses=_answers())
-async def items(request: Request, q: Annotated[str, Query(max_length=200)] = "",
-                limit: Annotated[int, Query(ge=1, le=MAX_N)] = 20):  # fmt: skip
+async def items(
+    request: Request, q: Annotated[str, Query(max_length=200)] = "", limit: Annotated[int, Query(ge=1, le=MAX_N)] = 20
+):
     """Items whose title (or id) contains ``q`` (any case), the most rated first."""
     return Json(_search(_served(request), q, limit))
 
@@ -192,8 +193,9 @@ async def recommendations(request: Request, user: str, n: Annotated[int, Query(g
     the groups they name once)."""
     served = _served(request)
     recs = served.model.recommend(user, n)
-    return Json({"user": _known_user(served, user), "model": served.model_id, "recommendations": recs,
-                 "digest": digest(recs)})  # fmt: skip
+    return Json(
+        {"user": _known_user(served, user), "model": served.model_id, "recommendations": recs, "digest": digest(recs)}
+    )
 
 
 @router.get("/users/{user}/items/{item}", tags=["users"], responses=_answers(404))
@@ -248,10 +250,19 @@ async def page(request: Request) -> str:
 
     served = _served(request)
     lo, hi = _scale(served)
-    return environment().get_template("service.html.j2").render(
-        version=__version__, model_id=served.model_id, n_items=int(served.model.profiles_.n_items),
-        low=lo, high=hi, max_n=MAX_N, docs=request.app.state.settings.docs,
-    )  # fmt: skip
+    return (
+        environment()
+        .get_template("service.html.j2")
+        .render(
+            version=__version__,
+            model_id=served.model_id,
+            n_items=int(served.model.profiles_.n_items),
+            low=lo,
+            high=hi,
+            max_n=MAX_N,
+            docs=request.app.state.settings.docs,
+        )
+    )
 
 
 @router.get("/page.js", include_in_schema=False)
@@ -292,8 +303,9 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     def invalid(request: Request, exc: RequestValidationError):
         # FastAPI's shape, without echoing the input back (it may be large, and is the client's own)
-        detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
-                  for e in exc.errors()]  # fmt: skip
+        detail = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in exc.errors()
+        ]
         return Json({"detail": jsonable_encoder(detail)}, status_code=422)
 
 
