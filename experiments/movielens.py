@@ -816,9 +816,12 @@ def merge(paths: list[Path], out: Path) -> None:
 
     out.mkdir(parents=True, exist_ok=True)
     (out / "movielens.json").write_text(json.dumps(payload, indent=2, default=json_default))
+    from recsys.provenance import commit
+
     md = markdown(results, folds, variants)
     head, _, rest = md.partition("\n\n")
-    (out / "movielens.md").write_text(head + "\n\n" + provenance_md(prov) + rest)
+    note = f"_Runs merged and their text rendered by commit `{commit()}`; the figures are those of the runs._\n\n"
+    (out / "movielens.md").write_text(head + "\n\n" + provenance_md(prov) + note + rest)
 
 
 def render(path: Path) -> None:
