@@ -177,9 +177,18 @@ def test_item_terms_enter_the_score_and_their_ablation(fitted):
     model, _, test = fitted
     assert {"item_model", "item_residuals"} <= set(model.weights_.coef)
     without = model.with_evidence(("like_shares", "baseline", "like_coclusters", "dislike_coclusters"))
-    a = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score
-    b = without.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score
-    assert not np.allclose(a, b)
+    a = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
+    b = without.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
+    # the score is the logistic of every term, the item terms among them, and theirs moves the logit
+    # by more than a rounding error from pair to pair; the ablation has none of them
+    fp = model.profiles_
+    u, i = fp.user_index(test["user"].to_numpy()), fp.item_index(test["item"].to_numpy())
+    ok = (u >= 0) & (i >= 0) & a.covered
+    terms = model.scored_terms(u[ok], i[ok])
+    np.testing.assert_allclose(a.score[ok], model.weights_.probability(terms), rtol=1e-9)
+    item_part = model.weights_.coef["item_model"] * terms["item_model"]
+    assert item_part.std() > 0.05
+    assert not {"item_model", "item_residuals"} & set(without.weights_.coef) and b.covered[ok].all()
     ex = model.predict(0, int(test["item"].iloc[0]))
     assert {"item_model", "item_residuals"} <= {line.term for line in ex.lines}
 
