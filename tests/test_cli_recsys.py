@@ -1,5 +1,6 @@
 """End to end: `recsys train` → predict (one pair, --pairs) / recommend / explain / export / evaluate
-on MovieLens 100K u1, run as a user runs them (subprocesses).
+on MovieLens 100K u1: training as a user runs it (a child process), the commands on its model in
+this process through Typer's runner (the same exit codes and streams, without 25 start-ups).
 
 Small co-clustering parameters keep the suite short; the default parameters are measured by
 benchmarks/bench_recsys.py and experiments/movielens.py.
@@ -11,7 +12,7 @@ import re
 import shutil
 
 import pytest
-from test_cli_relations import recsys
+from test_cli_relations import recsys, recsys_here
 from test_recsys_model import list_total
 
 pytestmark = pytest.mark.data
@@ -28,7 +29,7 @@ def model_dir(tmp_path_factory, shared_data):
 
 
 def test_predict_shows_title_verdict_and_reasons(model_dir):
-    res = recsys("predict", str(model_dir), "1", "20")
+    res = recsys_here("predict", str(model_dir), "1", "20")
     assert res.returncode == 0, res.stderr
     head = res.stdout.splitlines()[0]
     assert head.startswith("user 1, Angels and Insects (1995) [20]: ")
@@ -40,19 +41,19 @@ def test_predict_shows_title_verdict_and_reasons(model_dir):
 
 
 def test_predict_json_adds_up(model_dir):
-    res = recsys("predict", str(model_dir), "1", "20", "--json")
+    res = recsys_here("predict", str(model_dir), "1", "20", "--json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["item_name"] == "Angels and Insects (1995) [20]"
     assert sum(line["contribution"] for line in out["lines"]) == pytest.approx(out["logit"], abs=1e-6)
-    paper = json.loads(recsys("predict", str(model_dir), "1", "20", "--json", "--mode", "paper").stdout)
+    paper = json.loads(recsys_here("predict", str(model_dir), "1", "20", "--json", "--mode", "paper").stdout)
     assert paper["mode"] == "paper" and paper["lines"] == []
 
 
 def test_predict_pairs(model_dir, tmp_path):
     pairs = tmp_path / "pairs.tsv"
     pairs.write_text("user\titem\n1\t20\n99999\t1\n1\tnot-a-movie\n\n2\t1\trating\tignored\n")
-    res = recsys("predict", str(model_dir), "--pairs", str(pairs))
+    res = recsys_here("predict", str(model_dir), "--pairs", str(pairs))
     assert res.returncode == 0, res.stderr
     recs = json.loads(res.stdout)
     assert [(r["user"], r["item"]) for r in recs] == [("1", "20"), ("99999", "1"), ("1", "not-a-movie"), ("2", "1")]
@@ -60,7 +61,7 @@ def test_predict_pairs(model_dir, tmp_path):
     assert recs[0]["covered"] and 0 < recs[0]["score"] < 1 and recs[0]["prediction"] in ("like", "dislike")
     assert recs[1]["score"] is None and recs[1]["prediction"] == "none"
     out = tmp_path / "out" / "pred.csv"
-    res = recsys("predict", str(model_dir), "--pairs", str(pairs), "--format", "csv", "--out", str(out))
+    res = recsys_here("predict", str(model_dir), "--pairs", str(pairs), "--format", "csv", "--out", str(out))
     assert res.returncode == 0 and res.stdout == ""
     rows = list(csv.DictReader(out.open()))
     assert list(rows[0]) == ["user", "item", "score", "prediction", "covered", "reason"] and len(rows) == 4
@@ -74,36 +75,36 @@ def test_malformed_pairs_file(model_dir, tmp_path, content, where):
     pairs = tmp_path / "bad.tsv"
     pairs.write_text(content)
     out = tmp_path / "never.json"
-    res = recsys("predict", str(model_dir), "--pairs", str(pairs), "--out", str(out))
+    res = recsys_here("predict", str(model_dir), "--pairs", str(pairs), "--out", str(out))
     assert res.returncode == 2 and not out.exists()
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and where in lines[0] and "Traceback" not in res.stderr
 
 
 def test_recommend_and_explain(model_dir):
-    res = recsys("recommend", str(model_dir), "1", "-n", "3", "--json")
+    res = recsys_here("recommend", str(model_dir), "1", "-n", "3", "--json")
     assert res.returncode == 0, res.stderr
     recs = json.loads(res.stdout)
     assert len(recs) == 3 and all(r["reasons"] and re.search(r"\(\d{4}\) \[\d+\]$", r["name"]) for r in recs)
     assert all(list_total(r) == pytest.approx(r["score"], abs=1e-6) for r in recs)  # the blend's parts too
-    text = recsys("recommend", str(model_dir), "1", "-n", "3").stdout
+    text = recsys_here("recommend", str(model_dir), "1", "-n", "3").stdout
     assert recs[0]["name"] in text
     assert ("like chance" in text) == any(r["like"]["weight"] for r in recs)  # a part of the score line
-    prof = json.loads(recsys("explain", str(model_dir), "1", "--json").stdout)
+    prof = json.loads(recsys_here("explain", str(model_dir), "1", "--json").stdout)
     assert prof["user"] == 1 and "genre" in prof["like"] and prof["like_movies"]
-    assert recsys("explain", str(model_dir), "1").stdout.startswith("user 1:")
+    assert recsys_here("explain", str(model_dir), "1").stdout.startswith("user 1:")
 
 
 def test_export_json_and_csv(model_dir, tmp_path):
-    res = recsys("export", str(model_dir), "--format", "json", "--out", str(tmp_path / "p.json"))
+    res = recsys_here("export", str(model_dir), "--format", "json", "--out", str(tmp_path / "p.json"))
     assert res.returncode == 0, res.stderr
     data = json.loads((tmp_path / "p.json").read_text())
     assert len(data["profiles"]) == 943
-    res = recsys("export", str(model_dir), "--format", "csv", "--out", str(tmp_path / "p.csv"))
+    res = recsys_here("export", str(model_dir), "--format", "csv", "--out", str(tmp_path / "p.csv"))
     assert res.returncode == 0
     rows = list(csv.reader((tmp_path / "p.csv").open()))
     assert rows[0] == ["user", "profile", "kind", "value", "coclusters"] and len(rows) > 943
-    bad = recsys("export", str(model_dir), "--format", "xml", "--out", str(tmp_path / "p.xml"))
+    bad = recsys_here("export", str(model_dir), "--format", "xml", "--out", str(tmp_path / "p.xml"))
     assert bad.returncode == 2 and not (tmp_path / "p.xml").exists()
 
 
@@ -120,7 +121,7 @@ def test_export_json_and_csv(model_dir, tmp_path):
 )
 def test_user_errors_are_one_line_exit_2(model_dir, tmp_path, args, message):
     args = [a.format(model=model_dir, missing=tmp_path / "none") for a in args]
-    res = recsys(*args)
+    res = recsys_here(*args)
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in res.stderr
@@ -130,20 +131,20 @@ def test_corrupt_and_newer_models(model_dir, tmp_path):
     broken = tmp_path / "broken"
     shutil.copytree(model_dir, broken)
     (broken / "arrays.npz").write_bytes(b"not a zip")
-    res = recsys("predict", str(broken), "1", "1")
+    res = recsys_here("predict", str(broken), "1", "1")
     assert res.returncode == 2 and "corrupt" in res.stderr
     newer = tmp_path / "newer"
     shutil.copytree(model_dir, newer)
     mf = json.loads((newer / "manifest.json").read_text())
     (newer / "manifest.json").write_text(json.dumps({**mf, "format_version": mf["format_version"] + 1}))
-    res = recsys("predict", str(newer), "1", "1")
+    res = recsys_here("predict", str(newer), "1", "1")
     assert res.returncode == 2 and "newer" in res.stderr
 
 
 def test_threshold_overrides_the_fitted_cut_off(model_dir):
-    p = json.loads(recsys("predict", str(model_dir), "1", "20", "--json").stdout)["score"]
+    p = json.loads(recsys_here("predict", str(model_dir), "1", "20", "--json").stdout)["score"]
     for cut, verdict in ((p - 1e-4, "like"), (p + 1e-4, "dislike")):
-        res = recsys("predict", str(model_dir), "1", "20", "--json", "--threshold", f"{cut:.6f}")
+        res = recsys_here("predict", str(model_dir), "1", "20", "--json", "--threshold", f"{cut:.6f}")
         out = json.loads(res.stdout)
         assert out["prediction"] == verdict and out["threshold"] == pytest.approx(cut)
         assert out["threshold_rule"] == "given"
@@ -152,24 +153,24 @@ def test_threshold_overrides_the_fitted_cut_off(model_dir):
 def test_recommend_for_a_new_person_and_for_many_users(model_dir, tmp_path):
     mine = tmp_path / "me.csv"
     mine.write_text("movieId,rating\n50,5\n172,5\n181,4\n1,2\n99999,5\n")  # Star Wars, Empire, Jedi; Toy Story
-    res = recsys("recommend", str(model_dir), "--ratings", str(mine), "-n", "5", "--format", "csv")
+    res = recsys_here("recommend", str(model_dir), "--ratings", str(mine), "-n", "5", "--format", "csv")
     assert res.returncode == 0, res.stderr
     rows = list(csv.reader(res.stdout.splitlines()))
     assert rows[0] == ["rank", "item", "score"] and len(rows) == 6
     assert not {"50", "172", "181", "1"} & {r[1] for r in rows[1:]}, "rated movies are never listed"
     assert "1 rated item(s) not in the model, ignored: 99999" in res.stderr
-    text = recsys("recommend", str(model_dir), "--ratings", str(mine), "-n", "3").stdout
+    text = recsys_here("recommend", str(model_dir), "--ratings", str(mine), "-n", "3").stdout
     assert "you liked Star Wars (1977) [50]" in text
     users = tmp_path / "users.txt"
     users.write_text("user\n1\n2\nnobody\n")
-    res = recsys("recommend", str(model_dir), "--users", str(users), "-n", "4", "--out", str(tmp_path / "l.csv"))
+    res = recsys_here("recommend", str(model_dir), "--users", str(users), "-n", "4", "--out", str(tmp_path / "l.csv"))
     assert res.returncode == 0, res.stderr
     rows = list(csv.DictReader((tmp_path / "l.csv").open()))
     assert [r["user"] for r in rows] == ["1"] * 4 + ["2"] * 4 + ["nobody"] and rows[-1]["reason"] == "unknown user"
     assert [r["item"] for r in rows[:4]] == [
-        str(x["item"]) for x in json.loads(recsys("recommend", str(model_dir), "1", "-n", "4", "--json").stdout)
+        str(x["item"]) for x in json.loads(recsys_here("recommend", str(model_dir), "1", "-n", "4", "--json").stdout)
     ]
-    bad = recsys("recommend", str(model_dir), "1", "--users", str(users))
+    bad = recsys_here("recommend", str(model_dir), "1", "--users", str(users))
     assert bad.returncode == 2 and "give one of USER, --ratings FILE or --users FILE" in bad.stderr
 
 
@@ -179,14 +180,15 @@ def test_new_items_are_scored_listed_and_flagged(model_dir, tmp_path):
 
     new = store.load(model_dir).new_items()  # u1.base leaves some of the 1,682 movies unrated
     assert len(new), "u1.base rates every movie: no new item to check"
-    out = json.loads(recsys("predict", str(model_dir), "1", str(new[0]), "--json").stdout)
+    out = json.loads(recsys_here("predict", str(model_dir), "1", str(new[0]), "--json").stdout)
     assert out["covered"] and out["reason"] == NEW_ITEM
     line = next(line for line in out["lines"] if line["term"] == "user_attributes")
     assert any(p.get("attribute", "").startswith(("genre:", "director:", "writer:", "cast:")) for p in line["parts"])
     assert sum(x["contribution"] for x in out["lines"]) == pytest.approx(out["logit"], abs=1e-6)
     users = tmp_path / "users.txt"
     users.write_text("user\n1\n")
-    res = recsys("recommend", str(model_dir), "--users", str(users), "-n", "2000", "--out", str(tmp_path / "all.csv"))
+    out = tmp_path / "all.csv"
+    res = recsys_here("recommend", str(model_dir), "--users", str(users), "-n", "2000", "--out", str(out))
     assert res.returncode == 0, res.stderr
     flagged = {r["item"] for r in csv.DictReader((tmp_path / "all.csv").open()) if r["reason"] == NEW_ITEM}
     assert flagged == {str(i) for i in new}  # every new item is listed (user 1 rated none of them), flagged

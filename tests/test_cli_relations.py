@@ -15,6 +15,22 @@ def recsys(*args, home=None):
     return run_child(["-m", "recsys.cli", *args], env=env, timeout=600)
 
 
+def recsys_here(*args, home=None):
+    """``recsys ARGS`` in this process (Typer's runner): the same exit code, output and error
+    stream as :func:`recsys`, without a child's start-up (imports, compiled kernels loaded)."""
+    from types import SimpleNamespace
+
+    from typer.testing import CliRunner
+
+    from recsys.cli import app
+
+    env = {"RECSYS_DATA": str(home)} if home is not None else None
+    res = CliRunner().invoke(app, [str(a) for a in args], env=env)
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        raise res.exception  # a traceback a user would see: the test fails on it, as on a child's
+    return SimpleNamespace(returncode=res.exit_code, stdout=res.stdout, stderr=res.stderr)
+
+
 @pytest.mark.data
 def test_relations_json_on_ml100k_u1(shared_data):
     res = recsys("relations", "--dataset", "ml-100k", "--split", "u1", "--json", home=shared_data)
