@@ -75,19 +75,21 @@ VARIANT_TIMEOUT = 1200
 
 
 def run_fold(split: str, home, n_boot: int, grid: str = "full") -> dict:
+    from recsys.evaluation import Protocol
+
+    return evaluate_split(split, home, Protocol(n_boot=n_boot, grid=grid))
+
+
+def evaluate_split(split: str, home, protocol, setup=None, tag: str | None = None) -> dict:
+    """:func:`recsys.evaluation.evaluate` on MovieLens 100K's ``split`` with the experiment's
+    attributes (:data:`KINDS`, the first three billed cast members), its wall time added."""
     from ingest.datasets import load_movies
-    from recsys.evaluation import Protocol, evaluate
+    from recsys.evaluation import evaluate
 
     data = load_movies("ml-100k", split, home, KINDS, 3)
     t = time.perf_counter()
-    res = evaluate(
-        data.train,
-        data.test,
-        data.attributes,
-        data.items,
-        protocol=Protocol(n_boot=n_boot, grid=grid),
-        progress=lambda m: log(f"  [{split}] {m}"),
-    )
+    say = lambda m: log(f"  [{tag or split}] {m}")  # noqa: E731
+    res = evaluate(data.train, data.test, data.attributes, data.items, protocol=protocol, setup=setup, progress=say)
     res["wall_seconds"] = time.perf_counter() - t
     return res
 

@@ -13,44 +13,33 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
 import numpy as np
 
-from .common import RESULTS, log
+from .common import RESULTS
 from .runner import data_home
 
 RANKERS = ("ease", "ials", "profile")
-KINDS = ("genre", "director", "writer", "cast")
 
 
 def run_one(seed: int, fold: str, out: Path, home: Path) -> Path:
-    from ingest.datasets import load_movies
-    from recsys.evaluation import Protocol, Setup, evaluate
+    from recsys.evaluation import Protocol, Setup
     from recsys.provenance import provenance
+
+    from .movielens import evaluate_split
 
     path = out / f"{seed}-{fold}.json"
     if path.exists():
         return path
-    data = load_movies("ml-100k", fold, home, KINDS, 3)
     protocol = Protocol(seed=seed, grid="full", n_boot=0, strong=0)
     setup = Setup(methods=(), rankers=RANKERS, ablations={}, controls={}, list_controls={}, blended=())
-    t = time.perf_counter()
-    res = evaluate(
-        data.train,
-        data.test,
-        data.attributes,
-        data.items,
-        protocol=protocol,
-        setup=setup,
-        progress=lambda m: log(f"  [{seed} {fold}] {m}"),
-    )
+    res = evaluate_split(fold, home, protocol, setup, tag=f"{seed} {fold}")
     topn = res["topn"]["methods"]
     payload = {
         "seed": seed,
         "fold": fold,
-        "seconds": time.perf_counter() - t,
+        "seconds": res["wall_seconds"],
         **provenance(),
         "ndcg@10": {m: r["ndcg@10"] for m, r in topn.items()},
         "params": {m: r["params"] for m, r in topn.items()},
