@@ -168,8 +168,14 @@ def slow_client(port: int, part: str, closed_after: list, stop: threading.Event)
 
 
 def test_slow_clients_are_cut_off_while_others_are_served(server, model):
+    """Twenty slow clients (headers or body a byte at a time) are cut off at the deadlines while
+    twenty people use the page: nobody waits behind them.  Latencies are read against the same
+    traffic measured just before, without the slow clients (a ratio in one run: the machine's own
+    load moves both); a server held by the slow clients would make people wait seconds (5 s
+    deadlines)."""
     closed: dict[str, list] = {"headers": [], "body": []}
-    latencies, errors, stop = [], [], threading.Event()
+    latencies: dict[str, list] = {"alone": [], "beside slow clients": []}
+    errors, stop, phase = [], threading.Event(), ["alone"]
     person = a_person(model, n=10)
 
     def normal_client(k: int) -> None:
@@ -185,7 +191,7 @@ def test_slow_clients_are_cut_off_while_others_are_served(server, model):
                     r = http.get(server.url + f"/users/{1 + k}/recommendations", timeout=30)
                 else:
                     r = http.post(server.url + "/recommendations", json={"ratings": person}, timeout=30)
-                latencies.append(time.perf_counter() - t0)
+                latencies[phase[0]].append(time.perf_counter() - t0)
                 if r.status_code != 200:
                     errors.append(r.status_code)
                 time.sleep(0.25)
@@ -196,7 +202,11 @@ def test_slow_clients_are_cut_off_while_others_are_served(server, model):
         for _ in range(10)
     ]
     normal = [threading.Thread(target=normal_client, args=(k,)) for k in range(20)]
-    for t in slow + normal:
+    for t in normal:
+        t.start()
+    time.sleep(5)
+    phase[0] = "beside slow clients"
+    for t in slow:
         t.start()
     for t in slow:
         t.join(20)
@@ -205,8 +215,9 @@ def test_slow_clients_are_cut_off_while_others_are_served(server, model):
         t.join(30)
     assert len(closed["headers"]) == 10 and len(closed["body"]) == 10, closed
     assert max(closed["headers"]) < 10 and max(closed["body"]) < 10, closed  # the defaults: 5 s each
-    assert errors == [] and len(latencies) > 200
-    assert np.percentile(latencies, 99) <= 0.150, np.percentile(latencies, [50, 90, 99])
+    alone, beside = (np.percentile(latencies[p], 99) for p in ("alone", "beside slow clients"))
+    assert errors == [] and len(latencies["alone"]) > 100 and len(latencies["beside slow clients"]) > 200
+    assert beside <= 2 * alone + 0.05 and beside < 1.0, (alone, beside)
 
 
 def test_a_silent_connection_is_closed_and_answered_408(server):
