@@ -198,6 +198,7 @@ class _Run:
     fitted: dict = field(default_factory=dict)  # name -> Fitted (like/dislike)
     rankers: dict = field(default_factory=dict)  # name -> final fitted ranker
     tuned_rankers: dict = field(default_factory=dict)  # name -> the ranker chosen, as fitted on the fit part
+    controls_fitted: dict = field(default_factory=dict)  # list control name -> its model on all training ratings
     finals: dict = field(default_factory=dict)  # (name, point) -> (method fitted on all training, seconds)
 
     def result(self, like, scores: Scores, cut, fit_seconds: float, predict_seconds: float, **extra) -> dict:
@@ -446,6 +447,7 @@ def _list_controls(run: _Run, setup: Setup, task: RankingTask, say) -> None:
         say(f"{name} (control of the lists): profile with {overrides}")
         t = time.perf_counter()
         method = ProfileMethod(point, **{**run.profile_params, **overrides}).fit(run.train)
+        run.controls_fitted[name] = method
         lists = top_lists(method, task)
         res = list_metrics(lists, task.relevant, len(task.catalogue))
         run.user_ndcg[name] = ndcg_per_user(lists, task.relevant)
@@ -467,7 +469,11 @@ def _blended_lists(run: _Run, setup: Setup, tune_task: RankingTask, test_task: R
         t = time.perf_counter()
         if name == "item_model":
             plain = {**run.profile_params, "list_score": "item_model"}
-            tuned, final = (ProfileMethod(point, **plain).fit(part) for part in (run.fit, run.train))
+            tuned = ProfileMethod(point, **plain).fit(run.fit)
+            # the item_model_lists control is this very model on all training ratings: fitted once
+            same = setup.list_controls.get("item_model_lists") == {"list_score": "item_model"}
+            final = run.controls_fitted.get("item_model_lists") if same else None
+            final = final or ProfileMethod(point, **plain).fit(run.train)
         elif name in run.rankers:
             tuned, final = run.tuned_rankers[name], run.rankers[name]
         else:
