@@ -2,7 +2,9 @@
 
 Each row of the two cost tables is rebuilt from ``benchmarks/results/recsys_scale.json`` (the
 benchmark's own output, stamped per run) with the tables' rounding and compared cell for cell: a
-figure edited by hand, or a results file regenerated without its tables, fails here.
+figure edited by hand, or a results file regenerated without its tables, fails here. The
+MovieLens tables of the README and of docs/evaluation.md are checked the same way against
+``experiments/results/movielens.json``.
 """
 
 from __future__ import annotations
@@ -85,3 +87,79 @@ def test_the_readme_movielens_table_is_the_results_file():
     lines = readme_table(payload["results"], payload["folds"])
     readme = (ROOT / "README.md").read_text()
     assert "\n".join(lines) + "\n" in readme
+
+
+# docs/evaluation.md's two MovieLens tables: each row's label names the results' method or control
+_LIST_ROWS = {
+    "the product": ("methods", "profile"),
+    "iALS (implicit) + the product's blend": ("controls", "ials_blend"),
+    "EASE (cornac) + the product's blend": ("controls", "ease_blend"),
+    "iALS (implicit)": ("methods", "ials"),
+    "EASE (cornac), λ and input tuned": ("methods", "ease"),
+    "RP3beta": ("methods", "rp3beta"),
+    "ItemKNN": ("methods", "itemknn"),
+    "BPR (implicit)": ("methods", "bpr"),
+    "most popular": ("methods", "popularity"),
+    "*control:* the item model + the same blend": ("controls", "item_model_blend"),
+    "*control:* the item model on every pair": ("controls", "full_support"),
+    "*control:* the item model alone": ("controls", "item_model_lists"),
+    "*control:* the item model on as many random pairs": ("controls", "random_support"),
+}
+_AUC_ROWS = {
+    "the product: the profile model": ("methods", "profile"),
+    "— without the attribute terms": ("ablations", "no_attributes"),
+    "— without the item-model terms": ("ablations", "no_item_model"),
+    "— without any co-cluster term": ("ablations", "no_coclusters"),
+    "*control:* neighbourhoods from plain co-ratings": ("ablations", "neighbours_from_ratings"),
+    "Surprise SVD": ("methods", "svd"),
+    "attribute logistic regression": ("methods", "attribute_logistic"),
+    "Surprise SVD++": ("methods", "svdpp"),
+    "Surprise KNNBaseline": ("methods", "knn_baseline"),
+    "Surprise CoClustering": ("methods", "coclustering"),
+    "Naive Bayes over the attributes": ("methods", "naive_bayes"),
+    "the paper's rule": ("methods", "profile_paper"),
+}
+
+
+def _label(cells: list[str], table: dict) -> tuple[str, str]:
+    # the longest label that starts the cell, so "iALS (implicit)" does not take the blend's row
+    found = [k for k in table if cells[0].strip("*").startswith(k.strip("*")) or cells[0].startswith(k)]
+    assert found, cells[0]
+    return table[max(found, key=len)]
+
+
+def test_the_evaluation_page_tables_are_the_results_file():
+    from experiments.movielens import pooled_list_interval
+
+    payload = json.loads((ROOT / "experiments/results/movielens.json").read_text())
+    results, folds = payload["results"], payload["folds"]
+
+    def mean(*path: str) -> float:
+        values = []
+        for f in folds:
+            v = results[f]
+            for key in path:
+                v = v[key]
+            values.append(v)
+        return float(sum(values) / len(values))
+
+    pooled = pooled_list_interval(results, folds)
+    page = ROOT / "docs/evaluation.md"
+    lists = [c for c in _table_rows(page, r".") if len(c) == 4 and re.match(r"\**\d\.\d{4}", c[1])]
+    assert len(lists) == len(_LIST_ROWS)
+    for cells in lists:
+        group, name = _label(cells, _LIST_ROWS)
+        value = mean("topn", group, name, "ndcg@10")
+        assert cells[1].strip("*") == f"{value:.4f}", cells[0]
+        if cells[2]:
+            c = pooled[name]
+            expected = f"{c['diff']:+.4f} [{c['diff_ci'][0]:+.4f}, {c['diff_ci'][1]:+.4f}]"
+            assert cells[2].replace("−", "-") == expected, cells[0]
+    aucs = [c for c in _table_rows(page, r".") if len(c) == 3 and re.match(r"\d\.\d{4}", c[1])]
+    assert len(aucs) == len(_AUC_ROWS)
+    for cells in aucs:
+        group, name = _label(cells, _AUC_ROWS)
+        value = mean(group, name, "auc_full")
+        balanced = mean(group, name, "balanced_accuracy_full")
+        assert cells[1].split()[0] == f"{value:.4f}", cells[0]
+        assert cells[2] == f"{balanced:.4f}", cells[0]
