@@ -6,7 +6,7 @@
 3. ``recsys predict MODEL --pairs u1.test``, the 20,000 test pairs (target 3 s).
 4. ``recsys recommend MODEL --users FILE``, lists for all 943 users (target 5 s).
 5. In one process, the model loaded: one user's list of 10 with its reasons, and a new person's list
-   from 20 ratings (``recommend_for``), 50 ms each at most (median of the users).
+   from 20 ratings (``recommend`` with their ratings), 50 ms each at most (median of the users).
 6. With ``--tenfold``: ``recsys train --ratings`` on ten times MovieLens 100K — ten catalogues side
    by side, each a seeded 80 % sample of ``u.data`` with its own user and movie ids (9,430 users,
    about 16,500 movies, 800,000 ratings) — time and peak memory, once: what grows with the data.
@@ -85,7 +85,7 @@ def _in_process(model_dir: Path, home: Path) -> dict:
         known.append(time.perf_counter() - t)
         mine = test[test["user"] == u].head(20)
         t = time.perf_counter()
-        model.recommend_for(dict(zip(mine["item"], mine["rating"])), 10)
+        model.recommend(dict(zip(mine["item"], mine["rating"])), 10)
         new.append(time.perf_counter() - t)
     return {"list_with_reasons_ms": 1000 * float(np.median(known)), "new_user_list_ms": 1000 * float(np.median(new))}
 

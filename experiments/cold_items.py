@@ -32,6 +32,7 @@ def fold(name: str, share: float, seed: int, n_boot: int) -> dict:
     from recsys.evaluation.methods import AttributeLogistic, NaiveBayes, Training
     from recsys.evaluation.metrics import roc_auc
     from recsys.model import ProfileRecommender
+    from recsys.model.scoring import scored_terms
 
     data = DataSource(dataset="ml-100k", split=name).load(evaluating=True)
     movies = np.unique(np.concatenate([data.train["item"].to_numpy(), data.test["item"].to_numpy()]))
@@ -54,7 +55,7 @@ def fold(name: str, share: float, seed: int, n_boot: int) -> dict:
     fp = model.profiles_
     u, i = fp.user_index(test["user"].to_numpy()), fp.item_index(test["item"].to_numpy())
     ok = (u >= 0) & (i >= 0)
-    user_share = model.scored_terms(u[ok], i[ok])["user_like_share"]
+    user_share = scored_terms(model, u[ok], i[ok])["user_like_share"]
     diffs = {}
     for name, other in (("naive_bayes", nb), ("attribute_logistic", lr_scores)):
         both = p.covered & other.covered  # the pairs both score (a user with no training rating: neither)

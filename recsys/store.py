@@ -25,6 +25,7 @@ from .files import jsonable, umask
 from .model import ProfileRecommender
 from .model.list_blend import ListBlend
 from .model.profiles import FittedProfiles
+from .model.state import Fitted
 from .model.terms import Weights
 
 FORMAT = "recsys-profile-model"
@@ -178,12 +179,7 @@ def load_with_hash(path: str | Path, hashed: bool = True) -> tuple[ProfileRecomm
         list_blend = ListBlend.from_dict(manifest.get("list_blend"))  # absent before lists blended: none
     except (KeyError, ValueError, TypeError, IndexError) as exc:
         raise ModelFileError(f"{path}: corrupt model ({type(exc).__name__}: {exc})") from None
-    model.profiles_ = profiles
-    if weights is not None:
-        model.weights_ = weights
-    model.new_item_weights_ = new_item_weights
-    model.list_blend_ = list_blend
-    model.report_ = manifest.get("report", {})
+    model.fitted_ = Fitted(profiles, manifest.get("report", {}), weights, new_item_weights, list_blend)
     model.manifest_ = manifest
     return model, digest
 

@@ -11,6 +11,7 @@ from recsys.evaluation.metrics import roc_auc
 from recsys.model import ProfileRecommender
 from recsys.model.attributes import ATTRIBUTE_SHRINKAGE, AttributeEvidence
 from recsys.model.csr import Csr
+from recsys.model.listing import list_scores
 from recsys.model.settings import NEW_ITEM
 from tests.test_recsys_model import FAST, list_total, taste_data
 
@@ -133,7 +134,7 @@ def test_new_items_are_listed_from_their_attributes(cold):
     ev = fp.attribute_evidence
     user = test["user"].iloc[0]
     u = int(fp.user_index([user])[0])
-    key = model.list_scores(fp.liked.row(u))
+    key = list_scores(model.fitted_, fp.liked.row(u))
     from recsys.model.item_model import scores
 
     plain = scores(fp.item_weights, fp.liked.row(u))
@@ -154,7 +155,7 @@ def test_new_items_are_listed_from_their_attributes(cold):
     # the model without the attribute evidence lists them at the item model's 0, not as new
     without = model.with_evidence([g for g in model.evidence if g != "attributes"])
     assert not any(r["new"] for r in without.recommend(user, n=fp.n_items))
-    assert np.array_equal(without.list_scores(fp.liked.row(u)), plain)
+    assert np.array_equal(list_scores(without.fitted_, fp.liked.row(u)), plain)
 
 
 def test_the_report_flags_new_items(cold):

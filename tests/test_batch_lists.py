@@ -16,6 +16,9 @@ from test_recsys_model import FAST, taste_data
 from recsys.model import ProfileRecommender
 from recsys.model.batch import Lister, People
 from recsys.model.list_blend import ListBlend, candidates, log_likes, logit
+from recsys.model.listing import list_key, list_scores
+from recsys.model.people import person_of, user_person
+from recsys.model.scoring import person_probability
 
 
 @pytest.fixture(scope="module")
@@ -39,21 +42,21 @@ def reference(model, items, ratings, rated, n_candidates: int) -> np.ndarray:
     """Every item's list score for the person of ``ratings`` of ``items`` (indices), from the
     per-person definitions."""
     fp = model.profiles_
-    person = model._person_of(np.asarray(items, dtype=np.int64), np.asarray(ratings, dtype=np.float64))
-    key = model.list_scores(person.liked)
+    person = person_of(model, np.asarray(items, dtype=np.int64), np.asarray(ratings, dtype=np.float64))
+    key = list_scores(model.fitted_, person.liked)
     score = np.full(fp.n_items, -np.inf)
     if n_candidates == 0:
         listable = np.full(fp.n_items, len(person.liked) > 0)
         listable[np.asarray(rated, dtype=np.int64)] = False
         return np.where(listable, key, -np.inf)
-    listable = model._scoreable & (len(person.liked) > 0)
+    listable = model.fitted_.scoreable & (len(person.liked) > 0)
     listable[np.asarray(rated, dtype=np.int64)] = False
     popularity = log_likes(fp.item_counts[0])
     cand = candidates(key, popularity, listable, n_candidates)
     if not len(cand):
         return score
-    p = model._new_probability(person, cand)
-    blend = model._blend
+    p = person_probability(model, person, cand)
+    blend = model.list_blend_
     score[cand] = key[cand] + blend.popularity * popularity[cand] + blend.like * logit(p)
     return score
 
@@ -80,8 +83,8 @@ def _people(model, rng, n_new: int):
 @pytest.mark.parametrize("budget", [0, 2])
 def test_block_lists_are_the_per_person_lists(model, blend, budget):
     m = copy.copy(model)
-    m.list_blend_ = blend
-    m.profiles_ = dataclasses.replace(model.profiles_, user_budget=budget)  # a fold-in budget binds at 2
+    profiles = dataclasses.replace(model.profiles_, user_budget=budget)  # a fold-in budget binds at 2
+    m.fitted_ = dataclasses.replace(model.fitted_, list_blend=blend, profiles=profiles)
     rows = _people(m, np.random.default_rng(budget), 25)
     n_candidates = 0 if blend.plain else blend.candidates
     lister = Lister(m)
@@ -102,9 +105,9 @@ def test_co_clusters_found_by_item_or_by_mask_give_the_same_lists(model, by_item
     each person's items (one list): the same list scores, against the per-person reference, in
     blocks of many people and one person at a time."""
     m = copy.copy(model)
-    m.profiles_ = dataclasses.replace(model.profiles_, user_budget=budget)
+    m.fitted_ = dataclasses.replace(model.fitted_, profiles=dataclasses.replace(model.profiles_, user_budget=budget))
     rows = _people(m, np.random.default_rng(7), 10)[::3]
-    blend = m._blend
+    blend = m.list_blend_
     n_candidates = 0 if blend.plain else blend.candidates
     lister = Lister(m)
     lister.by_item = by_item
@@ -120,13 +123,13 @@ def test_co_clusters_found_by_item_or_by_mask_give_the_same_lists(model, by_item
 def test_a_list_never_names_what_it_is_told_not_to(model):
     """``list_key``'s ``rated`` (here: nothing, then the person's first items) is what is excluded."""
     m = copy.copy(model)
-    m.list_blend_ = ListBlend(popularity=0.3, like=0.7, candidates=5)
+    m.fitted_ = dataclasses.replace(model.fitted_, list_blend=ListBlend(popularity=0.3, like=0.7, candidates=5))
     fp = m.profiles_
-    person = m._person(3)
+    person = user_person(m, 3)
     for rated in (np.zeros(0, dtype=np.int64), person.items[:4]):
         want = reference(m, person.items, person.ratings, rated, 5)
-        assert np.array_equal(m.list_key(person, rated, 0).score, want)
-    assert np.isfinite(m.list_key(person, [], 0).score[fp.ratings.row(3)]).any()  # rated items may be listed
+        assert np.array_equal(list_key(m, person, rated, 0).score, want)
+    assert np.isfinite(list_key(m, person, [], 0).score[fp.ratings.row(3)]).any()  # rated items may be listed
 
 
 def test_blocks_split_over_threads_give_the_lists_of_one_block(model, monkeypatch):

@@ -178,7 +178,7 @@ def test_new_items_are_scored_listed_and_flagged(model_dir, tmp_path):
     from recsys import store
     from recsys.model.settings import NEW_ITEM
 
-    new = store.load(model_dir).new_items()  # u1.base leaves some of the 1,682 movies unrated
+    new = store.load(model_dir).fitted_.new_items()  # u1.base leaves some of the 1,682 movies unrated
     assert len(new), "u1.base rates every movie: no new item to check"
     out = json.loads(recsys_here("predict", str(model_dir), "1", str(new[0]), "--json").stdout)
     assert out["covered"] and out["reason"] == NEW_ITEM

@@ -1,6 +1,7 @@
 """Rules of the code a test can keep: no function of the package over 60 lines, docstring
 included, but compiled kernels (numba's, whose loops are written out for speed); the formatter
-owns the layout (few ``# fmt: skip``)."""
+owns the layout (few ``# fmt: skip``); the recommender's class stays a small front (its work lives in
+``recsys.model.training``, ``scoring``, ``listing`` and ``people``)."""
 
 import ast
 from pathlib import Path
@@ -36,3 +37,19 @@ def test_the_formatter_owns_the_layout():
         if line.rstrip().endswith("# fmt: skip")
     ]
     assert len(skips) <= 20, skips
+
+
+def test_the_recommender_class_is_a_small_front():
+    """``ProfileRecommender``: at most 300 lines and 12 public methods (parameters, fit, and the ways
+    to ask: predict, recommend, lists, explain, fold-in)."""
+    tree = ast.parse((ROOT / "recsys/model/recommender.py").read_text())
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ProfileRecommender"]
+    public = [
+        n.name
+        for n in cls.body
+        if isinstance(n, ast.FunctionDef)
+        and not n.name.startswith("_")
+        and not any(ast.unparse(d) == "property" for d in n.decorator_list)
+    ]
+    assert cls.end_lineno - cls.lineno + 1 <= 300
+    assert len(public) <= 12, public

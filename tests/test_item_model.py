@@ -18,6 +18,9 @@ from recsys.model import ProfileRecommender
 from recsys.model.csr import Csr
 from recsys.model.item_model import full_weights, item_weights, random_support, support_of
 from recsys.model.list_blend import ListBlend
+from recsys.model.listing import list_key
+from recsys.model.people import user_person
+from recsys.model.scoring import scored_terms
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +137,7 @@ def test_a_training_user_folded_in_gets_the_same_list(fitted):
     model, train, _ = fitted
     for user in (0, 3):
         mine = train[train["user"] == user]
-        own = model.recommend_for(dict(zip(mine["item"], mine["rating"], strict=True)), n=8)
+        own = model.recommend(dict(zip(mine["item"], mine["rating"], strict=True)), n=8)
         assert [(r["item"], r["score"]) for r in own] == [(r["item"], r["score"]) for r in model.recommend(user, n=8)]
         assert [item for item, _ in model.lists([user], 8)[0]] == [r["item"] for r in own]
 
@@ -142,15 +145,15 @@ def test_a_training_user_folded_in_gets_the_same_list(fitted):
 def test_a_new_person(fitted):
     model, _, _ = fitted
     likes_even = {0: 5, 2: 5, 4: 4, 6: 5, 1: 1, 3: 2, "no-such-movie": 5}
-    recs = model.recommend_for(likes_even, n=10)
+    recs = model.recommend(likes_even, n=10)
     assert len(recs) == 10 and not {0, 1, 2, 3, 4, 6} & {r["item"] for r in recs}
     assert sum(r["item"] % 2 == 0 for r in recs) >= 8, "a person who likes the even movies gets even movies"
     p = model.predict_for(pd.DataFrame({"item": [0, 2, 4, 1, 3], "rating": [5, 5, 4, 1, 1]}), [8, 10, 9, 11, "x"])
     assert min(p[:2]) > max(p[2:4]) and np.isnan(p[4]), "the even movies are likelier likes"
     with pytest.raises(UnknownIdError, match="none of the rated items"):
-        model.recommend_for({"x": 5})
+        model.recommend({"x": 5})
     # a person who liked nothing has nothing to score from: no list, not the first movies of a tie
-    assert model.recommend_for({1: 1, 3: 2}, n=5) == []
+    assert model.recommend({1: 1, 3: 2}, n=5) == []
     assert np.isfinite(model.predict_for({1: 1, 3: 2}, [8, 9])).all()
 
 
@@ -160,7 +163,7 @@ def test_the_model_directory_keeps_the_item_model(fitted, tmp_path):
     model = fitted[0]
     loaded = store.load(store.save(model, tmp_path / "m"))
     assert loaded.recommend(0, n=5) == model.recommend(0, n=5)
-    assert loaded.recommend_for({0: 5, 2: 5, 1: 1}, n=5) == model.recommend_for({0: 5, 2: 5, 1: 1}, n=5)
+    assert loaded.recommend({0: 5, 2: 5, 1: 1}, n=5) == model.recommend({0: 5, 2: 5, 1: 1}, n=5)
     assert sp.issparse(loaded.profiles_.item_weights.to_scipy())
     # the explanations' pair table is stored, not recomputed, and checked at load
     assert "shared_coclusters" in loaded.profiles_.__dict__
@@ -184,7 +187,7 @@ def test_item_terms_enter_the_score_and_their_ablation(fitted):
     fp = model.profiles_
     u, i = fp.user_index(test["user"].to_numpy()), fp.item_index(test["item"].to_numpy())
     ok = (u >= 0) & (i >= 0) & a.covered
-    terms = model.scored_terms(u[ok], i[ok])
+    terms = scored_terms(model, u[ok], i[ok])
     np.testing.assert_allclose(a.score[ok], model.weights_.probability(terms), rtol=1e-9)
     item_part = model.weights_.coef["item_model"] * terms["item_model"]
     assert item_part.std() > 0.05
@@ -300,11 +303,11 @@ def test_top_items_are_the_sorted_scores_ties_by_index(fitted):
     from recsys.model.item_model import scores
 
     model = copy.copy(fitted[0])
-    model.list_blend_ = ListBlend()  # the item model alone
-    fp = model.profiles_ = dataclasses.replace(  # weights rounded: many equal scores
+    fp = dataclasses.replace(  # weights rounded: many equal scores
         fitted[0].profiles_,
         item_weights=fitted[0].profiles_.item_weights.with_values(np.round(fitted[0].profiles_.item_weights.values, 2)),
     )
+    model.fitted_ = dataclasses.replace(fitted[0].fitted_, profiles=fp, list_blend=ListBlend())  # the item model alone
     ties_at_the_cut = 0
     for u in range(fp.n_users):
         liked, rated = fp.liked.row(u), fp.ratings.row(u)
@@ -312,7 +315,7 @@ def test_top_items_are_the_sorted_scores_ties_by_index(fitted):
         want = np.lexsort((np.arange(fp.n_items), -key))
         want = want[~np.isin(want, rated)]
         for n in (1, 3, 10, 10_000):
-            got = model.list_key(model._person(u), rated).top(n)
+            got = list_key(model, user_person(model, u), rated).top(n)
             assert np.array_equal(got, want[:n])
             ties_at_the_cut += n < len(want) and key[want[n - 1]] == key[want[n]]
     assert ties_at_the_cut > 0  # the case that needs care was met

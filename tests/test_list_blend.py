@@ -1,6 +1,7 @@
 """The lists' blend (recsys.model.list_blend): its choice on held-out lists, and the lists it makes."""
 
 import copy
+import dataclasses
 
 import numpy as np
 import pytest
@@ -10,6 +11,8 @@ from test_recsys_model import FAST, list_total, taste_data
 
 from recsys.model import ProfileRecommender
 from recsys.model.list_blend import GRID, ListBlend, ValidationList, candidates, choose, log_likes, logit
+from recsys.model.listing import list_key
+from recsys.model.people import user_person
 from recsys.model.topn import ndcg_per_user, top_k
 
 
@@ -24,7 +27,7 @@ def fitted():
 def blended(fitted):
     """The fitted model with a blend set by hand: both parts in every list."""
     model = copy.copy(fitted[0])
-    model.list_blend_ = ListBlend(popularity=0.3, like=0.7, candidates=5)
+    model.fitted_ = dataclasses.replace(model.fitted_, list_blend=ListBlend(popularity=0.3, like=0.7, candidates=5))
     return model, fitted[1]
 
 
@@ -102,11 +105,11 @@ def test_blended_lists_are_the_same_in_the_model_folded_in_and_in_batch(blended)
     model, train = blended
     for user in (0, 3):
         mine = train[train["user"] == user]
-        own = model.recommend_for(dict(zip(mine["item"], mine["rating"], strict=True)), n=8)
+        own = model.recommend(dict(zip(mine["item"], mine["rating"], strict=True)), n=8)
         assert [(r["item"], r["score"]) for r in own] == [(r["item"], r["score"]) for r in model.recommend(user, n=8)]
         assert model.lists([user], 8)[0] == [(r["item"], r["score"]) for r in own]
     # only candidates are listed: the n (at least 5) best by the item model and the n most liked
-    assert len(model.recommend(0, n=2)) == 2 and len(model.list_key(model._person(0), [], 2).top(100)) <= 10
+    assert len(model.recommend(0, n=2)) == 2 and len(list_key(model, user_person(model, 0), [], 2).top(100)) <= 10
     unrated = model.profiles_.n_items - len(model.profiles_.ratings.row(0))
     assert len(model.recommend(0, n=1000)) == unrated  # asked for every item: every item a candidate
 

@@ -11,6 +11,7 @@ from recsys import store
 from recsys.errors import ModelFileError, NotFittedError, ParameterError
 from recsys.evaluation.metrics import roc_auc
 from recsys.model import ProfileRecommender
+from recsys.model.scoring import scored_terms
 
 FAST = dict(n_bands=60, band_size=2, min_rows=2, min_cols=2, min_density=0.8, skip_covered=True)
 
@@ -138,7 +139,7 @@ def test_ablations_refit_the_weights(fitted):
     fp = model.profiles_
     u, i = fp.user_index(test["user"].to_numpy()), fp.item_index(test["item"].to_numpy())
     known = (u >= 0) & (i >= 0) & b.covered
-    terms = no_cc.scored_terms(u[known], i[known])
+    terms = scored_terms(no_cc, u[known], i[known])
     assert set(terms) == set(no_cc.weights_.coef)
     np.testing.assert_allclose(b.score[known], no_cc.weights_.probability(terms), rtol=1e-9)
     # and on two taste groups the co-cluster evidence separates likes better than the shares alone

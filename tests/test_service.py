@@ -172,7 +172,7 @@ def test_a_new_person_gets_the_fold_in_list(server, model):
         "/recommendations", json={"ratings": ratings + [{"item": "no-such-movie", "rating": 4}], "n": 10}
     ).json()
     assert body["ignored"] == ["no-such-movie"]
-    expected = model.recommend_for({r["item"]: r["rating"] for r in ratings}, 10)
+    expected = model.recommend({r["item"]: r["rating"] for r in ratings}, 10)
     assert body["recommendations"] == json.loads(json.dumps(expected)) and len(expected) == 10
     assert not {r["item"] for r in ratings} & {x["item"] for x in body["recommendations"]}
     for rec in body["recommendations"]:  # each reason's weights and the rest add up to the score

@@ -126,6 +126,7 @@ def train(
     """Fit the like/dislike profiles and the evidence weights on a training split; save the model."""
     from ..model import ProfileRecommender
     from ..model.memory import check_memory
+    from ..model.settings import scales
     from ..provenance import provenance
     from ..store import fingerprint, save
 
@@ -139,7 +140,7 @@ def train(
         len(train),
         train["user"].nunique(),
         train["item"].nunique(),
-        recommender.is_large(len(train)),
+        scales(recommender.scaling, len(train)),
         None if max_memory is None else max_memory * 1e9,
     )
     recommender.fit(loaded.train, loaded.attributes, loaded.items, progress=progress(quiet))
@@ -227,7 +228,7 @@ def recommend(
             fmt = "csv"
         ids = read_users(users)
         model = _load_model(model_dir)
-        rows = list_rows(ids, model.lists(ids, n), set(model.new_items().tolist()))
+        rows = list_rows(ids, model.lists(ids, n), set(model.fitted_.new_items().tolist()))
         write_rows(rows, ("user", "rank", "item", "score", "reason"), out, fmt)
         return
     model = _load_model(model_dir)
@@ -242,7 +243,7 @@ def recommend(
                 err=True,
                 fg=typer.colors.YELLOW,
             )
-        recs, who = model.recommend_for(person, n), "you"
+        recs, who = model.recommend(person, n), "you"
     else:
         recs, who = model.recommend(user, n, mode=mode), user
     if fmt == "csv":

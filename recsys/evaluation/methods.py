@@ -21,6 +21,7 @@ import numpy as np
 
 from ..model import ProfileRecommender
 from ..model.csr import Csr
+from ..model.listing import list_score_rows, rank_items
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ class ProfileMethod(Method):
         i = fp.item_index(candidates)
         key = np.full(len(candidates), -np.inf)
         known = i >= 0
-        key[known] = self.model.rank_items(u, i[known]).key
+        key[known] = rank_items(self.model, u, i[known]).key
         return key
 
     def rank_block(self, users, catalogue) -> np.ndarray:
@@ -185,12 +186,12 @@ class ProfileMethod(Method):
 
 
 def _list_block(model, people: list, cols: np.ndarray) -> np.ndarray:
-    """Rows of the model's list scores (:meth:`~recsys.model.ProfileRecommender.list_score_rows`;
+    """Rows of the model's list scores (:func:`~recsys.model.listing.list_score_rows`;
     the person's rated items -inf) at the catalogue's item indices ``cols`` (-1: unknown, -inf), one
     per person (``(item indices, ratings)``, or None: nobody the model can read, -inf throughout)."""
     out = np.full((len(people), len(cols)), -np.inf)
     known = cols >= 0
-    out[:, known] = model.list_score_rows(people)[:, cols[known]]
+    out[:, known] = list_score_rows(model, people)[:, cols[known]]
     return out
 
 

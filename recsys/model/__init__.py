@@ -6,7 +6,12 @@ loads numpy only (prediction from a saved model must start fast); fitting import
 =======================  ================================================================
 module                   what it holds
 =======================  ================================================================
-``recommender``          :class:`ProfileRecommender`: fit / predict / recommend / explain
+``recommender``          :class:`ProfileRecommender`: parameters, fit, and the ways to ask
+``state``                :class:`Fitted`: what a fit learned, one object that never changes
+``training``             what ``fit`` does: validation split, weights, lists' blend, profiles
+``scoring``              like or dislike: the like-probability and the paper's rule for pairs
+``listing``              top-N lists for a person, with reasons, and in batch
+``people``               who a score is for: a user id or a history of ratings
 ``settings``             named choices and parameter presets (the paper's, the recommender's)
 ``ratings``              accepted rating inputs, their checks, the held-out split, the baseline
 ``learning``             :func:`fit_profiles`: vocabularies → relations → co-clusters → neighbours

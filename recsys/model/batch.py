@@ -139,18 +139,20 @@ class Scored:
 
 
 class Lister:
-    """What every list of a fitted model reads, gathered once (``model`` a fitted
-    :class:`~recsys.model.ProfileRecommender`), and the lists of blocks of people."""
+    """What every list of a fitted model reads, gathered once (``model`` a
+    :class:`~recsys.model.ProfileRecommender` for its parameters, ``state`` the fitted state listed
+    from, default the model's :class:`~recsys.model.state.Fitted`), and the lists of blocks of people."""
 
-    def __init__(self, model):
+    def __init__(self, model, state=None):
         from .list_blend import log_likes
 
-        fp = model.profiles_
-        self.model, self.fp = model, fp
+        state = model.fitted_ if state is None else state
+        fp = state.profiles
+        self.model, self.state, self.fp = model, state, fp
         self._serial = threading.local()
         self.popularity = log_likes(fp.item_counts[0])
         self.popular = np.argsort(-self.popularity, kind="stable").astype(np.int64)
-        self.scoreable = model._scoreable
+        self.scoreable = state.scoreable
         self.k = int(model.n_votes)
         self.shrinkage = float(model.shrinkage)
         self.n_neighbours = int(model.n_neighbours)
@@ -158,7 +160,7 @@ class Lister:
             side: float((p or RECOMMENDER_PARAMS).get("min_density", 1.0))
             for side, p in (("like", model.like_params), ("dislike", model.dislike_params))
         }
-        groups = model.weights_for(np.flatnonzero(self.scoreable)) if hasattr(model, "weights_") else []
+        groups = state.weights_for(np.flatnonzero(self.scoreable)) if state.scored else []
         self.names = sorted({n for _, w in groups for n in w.names})
         # how the neighbours' co-clusters are found (kern.neighbours's by_item): None lets the
         # number of people choose; the tests set 0 or 2 to compare the two ways
@@ -183,8 +185,8 @@ class Lister:
         """The lists of ``people``.  ``n_candidates``: blend that many candidates of each kind (default:
         the model's blend; ``0``: plain item-model lists, whatever the blend).  ``rated``: the items
         never listed, a row per person (default: the items each rated)."""
-        fp, model = self.fp, self.model
-        blend = model._blend
+        fp, state = self.fp, self.state
+        blend = state.list_blend
         if n_candidates is None:
             n_candidates = 0 if blend.plain else blend.candidates
         B = len(people)
@@ -197,7 +199,7 @@ class Lister:
             W = fp.item_weights
             self._run(kern.keys, B, W.ptr, self._narrow("item_weights", W.idx), W.values, people.ptr, people.idx,
                       liked, key)  # fmt: skip
-            if model.uses_attributes:
+            if state.uses_attributes:
                 ev = fp.attribute_evidence
                 if len(ev.new_items):
                     count = ev.n_rated + ATTRIBUTE_SHRINKAGE
@@ -238,7 +240,7 @@ class Lister:
 
     # -- the like-probabilities of the candidates ---------------------------------------------------
     def _probabilities(self, people: People, liked, counts, lengths, key, cand, n_cand) -> np.ndarray:
-        fp, model = self.fp, self.model
+        fp = self.fp
         B = len(people)
         bias, resid = np.zeros(B), np.zeros(len(people.idx))
         self._run(kern.fold_in, B, people.ptr, people.idx, people.val, float(fp.global_mean), fp.item_bias, bias, resid)
@@ -247,7 +249,7 @@ class Lister:
         p = np.full(cand.shape, np.nan)
         items = cand[valid]
         chosen = {name: values[valid] for name, values in terms.items()}
-        for pos, w in model.weights_for(items):
+        for pos, w in self.state.weights_for(items):
             flat = np.flatnonzero(valid.ravel())[pos]
             p.ravel()[flat] = w.probability({name: chosen[name][pos] for name in w.names})
         return p

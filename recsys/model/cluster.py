@@ -54,6 +54,19 @@ def connected(scheduler):
                 local.close()
 
 
+@contextlib.contextmanager
+def serving(*sides):
+    """The client a fit runs with: :func:`connected` to the scheduler of the first of the
+    HBLCoClust parameter dicts ``sides`` whose backend is ``dask`` (one client serves the whole fit);
+    this process's threads when none is."""
+    dask = [p for p in sides if p and p.get("backend") == "dask"]
+    if not dask:
+        yield None
+        return
+    with connected(dask[0].get("scheduler")) as client:
+        yield client
+
+
 def current():
     """The Dask client the splittable steps run on, or ``None`` (this process's threads)."""
     return _client.get()

@@ -202,7 +202,7 @@ def explain_prediction(model, preds, mode: str, threshold: float | None) -> Expl
 
 def _add_terms(ex: Explanation, model, u: int, i: int, threshold: float | None) -> None:
     """The scored mode's logit, cut-off and one line per term of the log-odds."""
-    ((_, w),) = model.weights_for(np.array([i]))  # a new item's score has weights of its own
+    ((_, w),) = model.fitted_.weights_for(np.array([i]))  # a new item's score has weights of its own
     terms = compute_terms(model.profiles_, np.array([u]), np.array([i]), w.names, model.n_votes, model.shrinkage)
     ex.logit = float(w.logit(terms)[0])
     ex.threshold = float(w.threshold if threshold is None else threshold)

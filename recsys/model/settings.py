@@ -1,6 +1,6 @@
 """The recommender's named choices and parameter presets, defined once.
 
-Everything here is plain data (and one small function): the command line, the evaluation and
+Everything here is plain data (and two small functions): the command line, the evaluation and
 the experiments import it instead of repeating it.
 """
 
@@ -18,7 +18,15 @@ MODES = ("scored", "paper")
 FEATURES = ("movies", "all", "attributes")
 NEIGHBOURS = ("coclusters", "ratings")
 # The rules for large data (ProfileRecommender's ``scaling``): "on", "off", or "auto" (on from
-# LARGE_FROM_RATINGS training ratings).
+# LARGE_FROM_RATINGS training ratings).  With them, the profiles are fitted once: after the weights,
+# the co-clusters, neighbourhoods and item model learnt without the held-out ratings are kept and the
+# held-out ratings added to the rating table and baseline that the votes and lists read (about half
+# the training time of fitting them again on every rating); the item model's penalty is ``item_l2``
+# times the training data's mean like count of a rated movie over ITEM_L2_REFERENCE_LIKES; each user
+# stays in at most COCLUSTERS_PER_USER co-clusters of each side, those with the fewest users (the
+# co-memberships, and with them the neighbourhoods' cost, then grow with the users, not with their
+# square); the co-clustering runs within COCLUSTER_BUDGET (unless like_params / dislike_params set
+# ``budget``; coclust.budget); an item's weights use at most ITEM_PARTNERS partners.
 SCALINGS = ("auto", "on", "off")
 LARGE_FROM_RATINGS = 500_000
 # The mean like count of a rated movie in MovieLens 100K's training folds (u1..u5.base: 39.8-40.1),
@@ -87,3 +95,25 @@ def recommender_params(
         random_state=random_state,
         scaling=scaling,
     )
+
+
+def scales(scaling: str, n_ratings: int) -> bool:
+    """Whether a fit on ``n_ratings`` training ratings applies the scaling rules
+    (:class:`~recsys.model.ProfileRecommender`'s ``scaling``)."""
+    return scaling == "on" or (scaling == "auto" and n_ratings >= LARGE_FROM_RATINGS)
+
+
+def check_coclustering(params_by_name: dict) -> None:
+    """Check each side's HBLCoClust parameters (``None``: the defaults) by HBLCoClust's contract;
+    the first invalid one raises :class:`~recsys.errors.ParameterError` naming the side."""
+    from coclust.fitting import CoClustering
+
+    from ..errors import ParameterError
+
+    for name, params in params_by_name.items():
+        if params is None:
+            continue
+        try:
+            CoClustering(**params).check_params()
+        except (TypeError, ValueError) as exc:
+            raise ParameterError(f"{name}: {exc}") from None

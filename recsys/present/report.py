@@ -20,6 +20,7 @@ from ..errors import ParameterError
 from ..files import atomic_open
 from ..files import plain as _plain
 from ..model.explanation import describe_cocluster, explain_profile
+from ..model.people import known_index
 from ..model.settings import DISLIKE, LIKE
 from .digest import digest
 from .html import environment, markup
@@ -145,7 +146,7 @@ def _profile_side(prof: dict, side: str) -> dict:
 
 def render_user(model, user, item=None, n: int = 10, model_path: str = "", index_href: str | None = None) -> str:
     """The HTML page of ``user``; ``item`` is the movie whose evidence is charted (default: the top recommendation)."""
-    u = model.user_index(user)
+    u = known_index(model, "user", user)
     fp = model.profiles_
     env = environment()
     prof = explain_profile(fp, u, top_coclusters=4)
@@ -175,7 +176,7 @@ def _charted(model, u: int, recs: list, item):
     fp = model.profiles_
     if item is None:
         return model.predict(fp.users[u], recs[0]["item"]) if recs else None
-    ex = model.predict(fp.users[u], fp.items[model.item_index(item)])
+    ex = model.predict(fp.users[u], fp.items[known_index(model, "item", item)])
     if not ex.covered:
         raise ParameterError(f"no evidence for item {item!r}: {ex.reason}")
     return ex
@@ -212,7 +213,11 @@ def write_all(
     ``links``: more ``(text, href)`` pairs the index shows first (the evaluation page, say)."""
     model.check_fitted()
     fp = model.profiles_
-    idx = np.arange(fp.n_users) if users is None else np.array([model.user_index(x) for x in users], dtype=np.int64)
+    idx = (
+        np.arange(fp.n_users)
+        if users is None
+        else np.array([known_index(model, "user", x) for x in users], dtype=np.int64)
+    )
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     env = environment()

@@ -34,6 +34,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from .. import __version__
 from ..errors import ModelFileError, ParameterError, UnknownIdError
+from ..model.people import known_index
 from ..present.digest import digest
 from .connections import RecycleConnections
 from .docs import api_reference
@@ -203,7 +204,7 @@ async def prediction(request: Request, user: str, item: str) -> dict:
     """Like-probability, verdict and the terms of the score of one (user, item)."""
     served = _served(request)
     fp, explained = served.model.profiles_, served.model.predict(user, item, unknown="raise").to_dict()
-    ids = {"user": _known_user(served, user), "item": fp.items[served.model.item_index(item)].item()}
+    ids = {"user": _known_user(served, user), "item": fp.items[known_index(served.model, "item", item)].item()}
     return Json({"model": served.model_id, **explained, **ids})
 
 
@@ -225,7 +226,7 @@ async def new_person(request: Request, person: NewPerson) -> dict:
     ratings, ignored = _checked_ratings(served, person)
     if not ratings:
         raise _invalid(("body", "ratings"), "none of the rated items is in the model (see GET /items)")
-    recs = served.model.recommend_for(ratings, person.n)
+    recs = served.model.recommend(ratings, person.n)
     return Json({"model": served.model_id, "ignored": ignored, "recommendations": recs, "digest": digest(recs)})
 
 
@@ -318,7 +319,7 @@ def _invalid(loc: tuple, message: str) -> RequestValidationError:
 
 
 def _known_user(served: Served, user: str):
-    return served.model.profiles_.users[served.model.user_index(user)].item()
+    return served.model.profiles_.users[known_index(served.model, "user", user)].item()
 
 
 def _limited(profile: dict, limit: int) -> dict:

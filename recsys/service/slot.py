@@ -116,7 +116,7 @@ def _smoke_test(model) -> None:
         model.predict(user, recs[0]["item"], unknown="raise")
         # a new person as the page makes one (five ratings, a list of ten): every kernel that
         # path compiles is compiled here, before the first person waits for it
-        model.recommend_for({r["item"]: float(fp.ratings.values.max()) for r in recs}, 10)
+        model.recommend({r["item"]: float(fp.ratings.values.max()) for r in recs}, 10)
 
 
 class ModelSlot:
