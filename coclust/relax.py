@@ -69,6 +69,19 @@ def _counted_at_least(ptr, idx, sources, count, touched, need):
     return kept
 
 
+@numba.njit
+def _output(n: int):
+    """A chunk's output blocks for at most ``n`` co-clusters (the index arrays grow as they fill,
+    ``append_block``) and the input each came from."""
+    return (
+        np.zeros(n + 1, dtype=np.int64),
+        np.empty(1024, dtype=np.int64),
+        np.zeros(n + 1, dtype=np.int64),
+        np.empty(1024, dtype=np.int64),
+        np.empty(n, dtype=np.int64),
+    )
+
+
 @numba.njit(nogil=True, cache=True)
 def _relax_chunk(
     csr_ptr,
@@ -93,11 +106,7 @@ def _relax_chunk(
     row_count, touched_r = np.zeros(n_rows, dtype=np.int64), np.empty(n_rows, dtype=np.int64)
     col_count, touched_c = np.zeros(n_cols, dtype=np.int64), np.empty(n_cols, dtype=np.int64)
     row_bits = np.zeros(max(1, sorted_bits.shape[1]), dtype=np.uint64)
-    o_rptr = np.zeros(hi - lo + 1, dtype=np.int64)
-    o_cptr = np.zeros(hi - lo + 1, dtype=np.int64)
-    o_ridx = np.empty(1024, dtype=np.int64)
-    o_cidx = np.empty(1024, dtype=np.int64)
-    origin = np.empty(hi - lo, dtype=np.int64)
+    o_rptr, o_ridx, o_cptr, o_cidx, origin = _output(hi - lo)
     n = 0
     words = sorted_bits.shape[1]
     n_bits = sorted_bits.shape[0]  # the heaviest columns have a bitset: those of rank < n_bits
@@ -250,11 +259,7 @@ def _closure_chunk(csr_ptr, csr_idx, csc_ptr, csc_idx, n_rows, n_cols, col_ptr, 
     of the shortest list, not its own."""
     rows = np.empty(n_rows, dtype=np.int64)
     cols = np.empty(n_cols, dtype=np.int64)
-    o_rptr = np.zeros(hi - lo + 1, dtype=np.int64)
-    o_cptr = np.zeros(hi - lo + 1, dtype=np.int64)
-    o_ridx = np.empty(1024, dtype=np.int64)
-    o_cidx = np.empty(1024, dtype=np.int64)
-    origin = np.empty(hi - lo, dtype=np.int64)
+    o_rptr, o_ridx, o_cptr, o_cidx, origin = _output(hi - lo)
     n = 0
     for g in range(lo, hi):
         B = col_idx[col_ptr[g] : col_ptr[g + 1]]

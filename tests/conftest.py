@@ -55,3 +55,23 @@ def books(tmp_path_factory):
     (d / "ratings.csv").write_text("\n".join(lines) + "\n")
     (d / "books.csv").write_text("book,title,genres,authors\n" + "".join(f"{b},{t},{g},{a}\n" for b, t, g, a in books))
     return d
+
+
+# The service's test modules each define ``models`` (model directories by name); these serve "a".
+@pytest.fixture(scope="module")
+def model(models):
+    """The service tests' model "a", loaded in this process (test modules with a ``model`` of their
+    own override this one)."""
+    from recsys.store import load
+
+    return load(models["a"])
+
+
+@pytest.fixture(scope="module")
+def server(models):
+    """``recsys serve`` of the module's model "a" in a child process (:class:`service_kit.Server`)."""
+    from service_kit import Server
+
+    s = Server(models["a"])
+    yield s
+    s.stop()

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kit import FAST, list_total, taste_data
 
 from recsys.evaluation.metrics import roc_auc
 from recsys.model import ProfileRecommender
@@ -13,7 +14,6 @@ from recsys.model.attributes import ATTRIBUTE_SHRINKAGE, AttributeEvidence
 from recsys.model.csr import Csr
 from recsys.model.listing import list_scores
 from recsys.model.settings import NEW_ITEM
-from tests.test_recsys_model import FAST, list_total, taste_data
 
 
 @st.composite
@@ -207,8 +207,9 @@ def test_new_items_have_weights_of_their_own(cold, tmp_path):
 
 
 def test_a_new_movies_reasons_a_person_reads_are_its_attributes(cold):
+    from kit import adds_up
+
     from recsys.present.digest import digest
-    from tests.test_digest import adds_up
 
     model, _, test, _, _ = cold
     recs = model.recommend(test["user"].iloc[0], n=model.profiles_.n_items)

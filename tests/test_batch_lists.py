@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
-from test_recsys_model import FAST, taste_data
+from kit import FAST, taste_data
 
 from recsys.model import ProfileRecommender
 from recsys.model.batch import Lister, People

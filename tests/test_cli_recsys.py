@@ -12,8 +12,7 @@ import re
 import shutil
 
 import pytest
-from test_cli_relations import recsys, recsys_here
-from test_recsys_model import list_total
+from kit import list_total, recsys, recsys_here
 
 pytestmark = pytest.mark.data
 FAST = ["--n-bands", "100", "--band-size", "3", "--min-rows", "3", "--min-cols", "3"]

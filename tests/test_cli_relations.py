@@ -3,32 +3,9 @@
 import json
 
 import pytest
-
-from experiments.runner import run_child
+from kit import recsys
 
 GENRE_FLAGS = "|".join(["0"] * 8 + ["1"] + ["0"] * 10)
-
-
-def recsys(*args, home=None):
-    """``recsys ARGS`` in a child process, as a user runs it (with ``RECSYS_DATA=home`` if given)."""
-    env = {"RECSYS_DATA": str(home)} if home is not None else None
-    return run_child(["-m", "recsys.cli", *args], env=env, timeout=600)
-
-
-def recsys_here(*args, home=None):
-    """``recsys ARGS`` in this process (Typer's runner): the same exit code, output and error
-    stream as :func:`recsys`, without a child's start-up (imports, compiled kernels loaded)."""
-    from types import SimpleNamespace
-
-    from typer.testing import CliRunner
-
-    from recsys.cli import app
-
-    env = {"RECSYS_DATA": str(home)} if home is not None else None
-    res = CliRunner().invoke(app, [str(a) for a in args], env=env)
-    if res.exception is not None and not isinstance(res.exception, SystemExit):
-        raise res.exception  # a traceback a user would see: the test fails on it, as on a child's
-    return SimpleNamespace(returncode=res.exit_code, stdout=res.stdout, stderr=res.stderr)
 
 
 @pytest.mark.data

@@ -4,12 +4,8 @@ names, trained, evaluated and reported; malformed files; the demo set offline; m
 import json
 
 import pytest
-from test_cli_relations import recsys
-
-FAST = ["--n-bands", "60", "--band-size", "2", "--min-rows", "2", "--min-cols", "2"]
-
-
-COLS = ["--ratings-columns", "user=reader,item=book,rating=stars,timestamp=when", "--items-columns", "item=book"]
+from kit import COLS, recsys
+from kit import FAST_FLAGS as FAST
 
 
 def test_own_data_trains_evaluates_and_reports(books, tmp_path):
@@ -131,7 +127,7 @@ def test_ml_latest_small_out_of_the_box(shared_data, tmp_path):
 
 def test_a_report_without_out_is_written_beside_you(tmp_path, monkeypatch):
     """`recsys report MODEL USER` as the README's first screen writes it: report-USER.html here."""
-    from test_recsys_model import FAST as FAST_PARAMS
+    from kit import FAST as FAST_PARAMS
     from typer.testing import CliRunner
 
     from ingest.datasets import load_movies

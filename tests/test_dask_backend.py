@@ -203,8 +203,8 @@ def test_cli_scheduler_option_trains_the_same_model(client, books, tmp_path):
     """``--scheduler`` runs the co-clustering, and after it the item model's solves, the
     neighbourhoods' blocks and the held-out terms, on the cluster (their tasks are on its
     scheduler): the model is the local one, array for array."""
-    from test_cli_relations import recsys
-    from test_cli_userdata import COLS, FAST
+    from kit import COLS, recsys
+    from kit import FAST_FLAGS as FAST
 
     data = ["--ratings", str(books / "ratings.csv"), "--items", str(books / "books.csv"), *COLS, *FAST]
     scores = []
@@ -225,8 +225,8 @@ def test_cli_scheduler_option_trains_the_same_model(client, books, tmp_path):
 
 
 def test_cli_unreachable_scheduler_is_one_line_exit_2_nothing_written(books, tmp_path, monkeypatch):
-    from test_cli_relations import recsys
-    from test_cli_userdata import COLS, FAST
+    from kit import COLS, recsys
+    from kit import FAST_FLAGS as FAST
 
     data = ["--ratings", str(books / "ratings.csv"), "--items", str(books / "books.csv"), *COLS, *FAST]
     out = tmp_path / "model"

@@ -2,7 +2,7 @@
 group is described once, the heaviest terms come first."""
 
 import pytest
-from test_recsys_model import FAST, taste_data
+from kit import FAST, adds_up, taste_data
 
 from recsys.model import ProfileRecommender
 from recsys.present.digest import digest
@@ -13,15 +13,6 @@ from recsys.present.text import recommendation_lines
 def model():
     ratings, _, attributes, items = taste_data()
     return ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(ratings, attributes, items)
-
-
-def adds_up(d: dict) -> None:
-    for r in d["items"]:
-        blend = sum(t["weight"] for t in r["blend"])
-        assert r["own"] + blend == pytest.approx(r["score"], abs=1e-9)
-        assert sum(t["weight"] for t in r["shown"]) + r["more"]["weight"] == pytest.approx(r["own"], abs=1e-9)
-        weights = [abs(t["weight"]) for t in r["shown"] + r["more"]["terms_listed"][:-1]]
-        assert weights == sorted(weights, reverse=True)  # the heaviest shown first
 
 
 def test_shown_terms_and_the_rest_add_up_to_the_score(model):

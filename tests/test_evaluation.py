@@ -5,7 +5,8 @@ user-level bootstrap; strong generalisation; and the whole protocol end to end."
 import numpy as np
 import pandas as pd
 import pytest
-from test_recsys_model import FAST, taste_data
+from kit import FAST, taste_data
+from kit import evaluation_setup as _setup
 
 import recsys.evaluation as ev
 import recsys.evaluation.intervals as intervals
@@ -15,23 +16,6 @@ import recsys.evaluation.selection as selection
 from recsys.evaluation.methods import Majority, Method, NaiveBayes, Popularity, Training
 from recsys.evaluation.ranking import RankingTask, list_metrics, ndcg_per_user, top_k
 from recsys.evaluation.surprise_methods import SURPRISE_METHODS, SurpriseMethod
-
-# small grids of two points where the declared ones are large: the protocol, not the search, is under test
-SMALL = {
-    "ials": [
-        {"factors": 8, "regularization": 1.0, "alpha": 1.0, "iterations": 5, "input": "likes"},
-        {"factors": 8, "regularization": 10.0, "alpha": 1.0, "iterations": 5, "input": "all"},
-    ],
-    "bpr": [{"factors": 8, "learning_rate": 0.05, "regularization": 0.01, "iterations": 20, "input": "likes"}],
-    "rp3beta": [
-        {"alpha": 1.0, "beta": 0.3, "k": 50, "input": "likes"},
-        {"alpha": 0.5, "beta": 0.6, "k": 50, "input": "all"},
-    ],
-}
-
-
-def _setup(**kw):
-    return ev.Setup(profile=dict(like_params=FAST, dislike_params=FAST), paper=FAST, grids=SMALL, **kw)
 
 
 @pytest.fixture(scope="module")

@@ -174,17 +174,7 @@ PRINCIPALS = ["tconst", "ordering", "nconst", "category", "job", "characters"]
 def test_imdb_dumps_streamed_and_filtered(tmp_path):
     _gz(
         tmp_path / "title.basics.tsv.gz",
-        [
-            "tconst",
-            "titleType",
-            "primaryTitle",
-            "originalTitle",
-            "isAdult",
-            "startYear",
-            "endYear",
-            "runtimeMinutes",
-            "genres",
-        ],
+        "tconst titleType primaryTitle originalTitle isAdult startYear endYear runtimeMinutes genres".split(),
         [
             ["tt1", "movie", "A", "A", "0", "1995", "\\N", "90", "Drama,Crime"],
             ["tt2", "movie", "B", "B", "0", "1996", "\\N", "90", "\\N"],

@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_recsys_model import FAST, list_total, taste_data
+from kit import FAST, list_total, taste_data
 
 from recsys.errors import UnknownIdError
 from recsys.model import ProfileRecommender

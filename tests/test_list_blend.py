@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_recsys_model import FAST, list_total, taste_data
+from kit import FAST, list_total, taste_data
 
 from recsys.model import ProfileRecommender
 from recsys.model.list_blend import GRID, ListBlend, ValidationList, candidates, choose, log_likes, logit

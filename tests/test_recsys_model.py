@@ -6,44 +6,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from kit import FAST, taste_data
 
 from recsys import store
 from recsys.errors import ModelFileError, NotFittedError, ParameterError
 from recsys.evaluation.metrics import roc_auc
 from recsys.model import ProfileRecommender
 from recsys.model.scoring import scored_terms
-
-FAST = dict(n_bands=60, band_size=2, min_rows=2, min_cols=2, min_density=0.8, skip_covered=True)
-
-
-def list_total(rec: dict) -> float:
-    """The parts of a listed item's score: the named contributions, the rest, popularity and like."""
-    named = sum(c["weight"] for c in rec["contributions"])
-    return named + rec["others"]["weight"] + rec["popularity"]["weight"] + rec["like"]["weight"]
-
-
-def taste_data(seed=0, n_users=80, n_items=60):
-    """Two taste groups: even users like genre g0 (director d0) and dislike g1, odd users the reverse; 10 % noise."""
-    rng = np.random.default_rng(seed)
-    genre = np.where(np.arange(n_items) % 2 == 0, "g0", "g1")
-    director = np.where(np.arange(n_items) % 2 == 0, "d0", "d1")
-    attrs = pd.DataFrame(
-        {
-            "item": np.r_[np.arange(n_items), np.arange(n_items)],
-            "kind": ["genre"] * n_items + ["director"] * n_items,
-            "value": np.r_[genre, director],
-        }
-    )
-    items = pd.DataFrame({"item": np.arange(n_items), "title": [f"Movie {i} (2000)" for i in range(n_items)]})
-    rows = []
-    for u in range(n_users):
-        fav = "g0" if u % 2 == 0 else "g1"
-        for i in rng.choice(n_items, 30, replace=False):
-            liked = (genre[i] == fav) ^ (rng.random() < 0.1)
-            rows.append((u, int(i), int(rng.integers(4, 6) if liked else rng.integers(1, 3))))
-    r = pd.DataFrame(rows, columns=["user", "item", "rating"]).sample(frac=1, random_state=seed)
-    cut = int(len(r) * 0.8)
-    return r.iloc[:cut], r.iloc[cut:], attrs, items
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import subprocess
 from html.parser import HTMLParser
 
 import pytest
-from test_recsys_model import FAST
+from kit import FAST
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = [
@@ -131,8 +131,8 @@ def test_the_network_check_can_fail(tmp_path):
 def test_evaluation_page_renders_every_method_and_requests_nothing(tmp_path):
     """``recsys evaluate --report``'s page in a real browser: a ROC curve per like/dislike method,
     a row per list method with its interval, the chosen settings; nothing fetched."""
-    from test_evaluation import _setup
-    from test_recsys_model import taste_data
+    from kit import evaluation_setup as _setup
+    from kit import taste_data
 
     import recsys.evaluation as ev
     from recsys.present.evaluation_report import write_evaluation

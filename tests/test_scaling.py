@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_recsys_model import FAST, taste_data
+from kit import FAST, taste_data
 
 from recsys.errors import ParameterError
 from recsys.model import ProfileRecommender
@@ -222,7 +222,7 @@ def test_progress_redraws_in_place_on_a_terminal():
 
 @pytest.mark.data
 def test_train_stops_before_fitting_when_the_estimate_is_over_the_limit(shared_data, tmp_path):
-    from test_cli_relations import recsys
+    from kit import recsys
 
     out = tmp_path / "model"
     res = recsys("train", "--dataset", "ml-100k", "--max-memory", "0.5", "-o", str(out), home=shared_data)
@@ -263,7 +263,7 @@ def test_the_memory_estimate_covers_the_measured_peaks():
 
 
 def test_cli_scaling_must_be_a_known_rule(tmp_path):
-    from test_cli_relations import recsys
+    from kit import recsys
 
     ratings = tmp_path / "r.csv"
     ratings.write_text("user,item,rating\n1,1,5\n")

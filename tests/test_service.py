@@ -6,86 +6,18 @@ swapping models without dropping a request.  The page is clicked through in head
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 import requests
-from test_recsys_model import FAST, list_total
+from kit import list_total
+from service_kit import HOSTILE, Server, a_person, free_port, run_cli, train_demo
 
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
-
-HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> Hollow'
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def most_liked(ratings) -> int:
-    return int(ratings[ratings["rating"] > 2]["item"].value_counts().idxmax())
-
-
-def train_demo(out: Path, random_state: int = 0, hostile: bool = True) -> Path:
-    """The offline demo data, fitted fast; the most liked movie's title is hostile markup."""
-    from ingest.datasets import load_movies
-    from recsys.model import ProfileRecommender
-    from recsys.store import save
-
-    data = load_movies("demo", "all")
-    items = data.items.copy()
-    if hostile:  # the most liked movie: it shows up in lists, profiles and co-clusters
-        items.loc[items["item"] == most_liked(data.train), "title"] = HOSTILE
-    model = ProfileRecommender(like_params=FAST, dislike_params=FAST, random_state=random_state)
-    save(model.fit(data.train, data.attributes, items), out, {"dataset": "demo", "split": "all"})
-    return out
-
-
-class Server:
-    """``recsys serve MODEL`` in a child process on a free loopback port."""
-
-    def __init__(self, model: Path, *args: str, env: dict | None = None):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        cmd = [sys.executable, "-m", "recsys.cli", "serve", str(model), "--port", str(self.port), "--quiet", *args]
-        self.proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited {self.proc.returncode}: {self.proc.stderr.read()[-2000:]}")
-            try:  # the socket listens before the workers have loaded the model: wait for an answer
-                if requests.get(self.url + "/health", timeout=2).ok:
-                    return
-            except (requests.ConnectionError, requests.Timeout):
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("server did not start within 60 s")
-
-    def get(self, path: str, **kw) -> requests.Response:
-        return requests.get(self.url + path, timeout=30, **kw)
-
-    def post(self, path: str, **kw) -> requests.Response:
-        return requests.post(self.url + path, timeout=30, **kw)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 @pytest.fixture(scope="module")
@@ -97,27 +29,6 @@ def models(tmp_path_factory):
     shutil.copytree(a, broken)
     (broken / "arrays.npz").write_bytes(b"not a zip file")
     return {"a": a, "b": b, "broken": broken}
-
-
-@pytest.fixture(scope="module")
-def model(models):
-    from recsys.store import load
-
-    return load(models["a"])
-
-
-@pytest.fixture(scope="module")
-def server(models):
-    s = Server(models["a"])
-    yield s
-    s.stop()
-
-
-def a_person(model, n=20, seed=0) -> list[dict]:
-    fp = model.profiles_
-    rng = np.random.default_rng(seed)
-    items = rng.choice(fp.items[fp.item_rated], n, replace=False)
-    return [{"item": int(i), "rating": int(r)} for i, r in zip(items, rng.integers(1, 6, n))]
 
 
 def test_health_names_the_model_and_counts(server, model):
@@ -439,16 +350,6 @@ def test_a_worker_still_loading_catches_up_with_a_reload(models, tmp_path, monke
     while second.current().generation != 1 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert second.current().generation == 1 and second.current().path == str(models["b"].resolve())
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "recsys.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "COLUMNS": "200"},
-    )
 
 
 def test_serve_refuses_a_broken_model_or_a_busy_port(models, server):

@@ -15,7 +15,7 @@ import os
 
 import pytest
 import requests
-from test_service import Server, train_demo
+from service_kit import Server, train_demo
 
 schemathesis = pytest.importorskip("schemathesis")
 

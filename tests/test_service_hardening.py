@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import requests
-from test_service import Server, a_person, train_demo
+from service_kit import Server, a_person, train_demo
 
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
@@ -26,20 +26,6 @@ pytest.importorskip("uvicorn")
 def models(tmp_path_factory):
     d = tmp_path_factory.mktemp("hardened")
     return {"a": train_demo(d / "a", hostile=False), "b": train_demo(d / "b", random_state=1, hostile=False)}
-
-
-@pytest.fixture(scope="module")
-def model(models):
-    from recsys.store import load
-
-    return load(models["a"])
-
-
-@pytest.fixture(scope="module")
-def server(models):
-    s = Server(models["a"])
-    yield s
-    s.stop()
 
 
 def model_id(server: Server) -> str:
@@ -407,7 +393,7 @@ def test_docs_need_no_third_party_and_can_be_switched_off(server, models):
 
 
 def test_serve_refuses_bad_deadlines_and_host_patterns(models):
-    from test_service import run_cli
+    from service_kit import run_cli
 
     for args, says in (
         (("--header-timeout", "0"), "--header-timeout must be between"),

@@ -9,7 +9,7 @@ import os
 import shutil
 
 import pytest
-from test_service import HOSTILE, Server, train_demo
+from service_kit import HOSTILE, Server, train_demo
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ._person_kernels import first_k_votes
+
 _REG_USER = 15.0  # recsys.model.fold_in.REG_USER
 
 
@@ -491,6 +493,14 @@ def neighbour_votes(nb_idx, nb_sim, nb_len, k_nb, t_ptr, t_idx, t_val, n_items, 
             sn[j], sd[j], sc[j], asked[j] = 0.0, 0.0, 0, False
 
 
+@numba.njit(inline="always")
+def _mark(p_ptr, p_idx, resid, t, rated, value, on):
+    """Person ``t``'s rated items flagged, with their residuals (``on``), or the flags cleared."""
+    for q in range(p_ptr[t], p_ptr[t + 1]):
+        rated[p_idx[q]] = on
+        value[p_idx[q]] = resid[q] if on else 0.0
+
+
 @numba.njit(nogil=True, cache=True)
 def item_votes(nb_ptr, nb_idx, nb_sim, p_ptr, p_idx, resid, n_items, c_len, c_idx, k, num, den, cnt, lo, hi):
     """Per person and candidate: the sums of the first ``k`` of the candidate's neighbour items
@@ -498,25 +508,10 @@ def item_votes(nb_ptr, nb_idx, nb_sim, p_ptr, p_idx, resid, n_items, c_len, c_id
     rated = np.zeros(n_items, dtype=np.bool_)
     value = np.zeros(n_items)
     for t in range(lo, hi):
-        for q in range(p_ptr[t], p_ptr[t + 1]):
-            rated[p_idx[q]] = True
-            value[p_idx[q]] = resid[q]
+        _mark(p_ptr, p_idx, resid, t, rated, value, True)
         for r in range(c_len[t]):
-            a = c_idx[t, r]
-            c, sn, sd = 0, 0.0, 0.0
-            for p in range(nb_ptr[a], nb_ptr[a + 1]):
-                if c >= k:
-                    break
-                j = nb_idx[p]
-                if rated[j]:
-                    s = nb_sim[p]
-                    sn += s * value[j]
-                    sd += s
-                    c += 1
-            num[t, r], den[t, r], cnt[t, r] = sn, sd, c
-        for q in range(p_ptr[t], p_ptr[t + 1]):
-            rated[p_idx[q]] = False
-            value[p_idx[q]] = 0.0
+            num[t, r], den[t, r], cnt[t, r] = first_k_votes(nb_ptr, nb_idx, nb_sim, c_idx[t, r], value, rated, k)
+        _mark(p_ptr, p_idx, resid, t, rated, value, False)
 
 
 @numba.njit(nogil=True, cache=True)
@@ -528,9 +523,7 @@ def residual_sums(wt_ptr, wt_idx, wt_val, p_ptr, p_idx, resid, n_items, c_len, c
     rated = np.zeros(n_items, dtype=np.bool_)
     value = np.zeros(n_items)
     for t in range(lo, hi):
-        for q in range(p_ptr[t], p_ptr[t + 1]):
-            rated[p_idx[q]] = True
-            value[p_idx[q]] = resid[q]
+        _mark(p_ptr, p_idx, resid, t, rated, value, True)
         for r in range(c_len[t]):
             j = c_idx[t, r]
             total = 0.0
@@ -538,9 +531,7 @@ def residual_sums(wt_ptr, wt_idx, wt_val, p_ptr, p_idx, resid, n_items, c_len, c
                 if rated[wt_idx[p]]:
                     total += wt_val[p] * value[wt_idx[p]]
             out[t, r] = total
-        for q in range(p_ptr[t], p_ptr[t + 1]):
-            rated[p_idx[q]] = False
-            value[p_idx[q]] = 0.0
+        _mark(p_ptr, p_idx, resid, t, rated, value, False)
 
 
 @numba.njit(nogil=True, cache=True)

@@ -48,19 +48,25 @@ def votes_on_values(nb_ptr, nb_idx, nb_sim, items, values, rated, k):
     num, den = np.zeros(n), np.zeros(n)
     cnt = np.zeros(n, dtype=np.int64)
     for t in range(n):
-        a = items[t]
-        c, sn, sd = 0, 0.0, 0.0
-        for p in range(nb_ptr[a], nb_ptr[a + 1]):
-            if c >= k:
-                break
-            j = nb_idx[p]
-            if rated[j]:
-                s = nb_sim[p]
-                sn += s * values[j]
-                sd += s
-                c += 1
-        num[t], den[t], cnt[t] = sn, sd, c
+        num[t], den[t], cnt[t] = first_k_votes(nb_ptr, nb_idx, nb_sim, items[t], values, rated, k)
     return num, den, cnt
+
+
+@numba.njit(inline="always")
+def first_k_votes(nb_ptr, nb_idx, nb_sim, a, values, rated, k):
+    """Over the first ``k`` neighbours of ``a`` (row ``a`` of ``nb_*``, most similar first) that are
+    ``rated``: the sums of similarity × ``values``, of similarity, and their count."""
+    c, sn, sd = 0, 0.0, 0.0
+    for p in range(nb_ptr[a], nb_ptr[a + 1]):
+        if c >= k:
+            break
+        j = nb_idx[p]
+        if rated[j]:
+            s = nb_sim[p]
+            sn += s * values[j]
+            sd += s
+            c += 1
+    return sn, sd, c
 
 
 @numba.njit(nogil=True, cache=True)
