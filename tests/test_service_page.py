@@ -47,10 +47,10 @@ def test_a_new_person_rates_five_movies_and_gets_ten(server, browser):
         page.fill("#search", query)
         expect(page.locator("#results-title")).to_contain_text(query)  # the results of this search, not the starters
         page.wait_for_selector("#results li[data-item]")
-        rows = page.locator("#results li[data-item]")
-        row = next(rows.nth(k) for k in range(rows.count()) if rows.nth(k).get_attribute("data-item") not in rated)
-        rated.append(row.get_attribute("data-item"))
-        row.locator("button[data-rating='5']").click()
+        shown = page.eval_on_selector_all("#results li[data-item]", "els => els.map(e => e.dataset.item)")
+        rated.append(next(item for item in shown if item not in rated))
+        # the row by its item, not its place: a rating re-renders the results while the next search runs
+        page.locator(f"#results li[data-item='{rated[-1]}'] button[data-rating='5']").click()
         expect(page.locator("#rated li")).to_have_count(len(rated))
     expect(page.locator("#recommendations > li")).to_have_count(10)
     expect(page.locator("#rated-count")).to_have_text("5")
