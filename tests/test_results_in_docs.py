@@ -163,3 +163,18 @@ def test_the_evaluation_page_tables_are_the_results_file():
         balanced = mean(group, name, "balanced_accuracy_full")
         assert cells[1].split()[0] == f"{value:.4f}", cells[0]
         assert cells[2] == f"{balanced:.4f}", cells[0]
+
+
+def test_the_readme_cornac_sentence_is_the_results_file():
+    runs = json.loads((ROOT / "experiments/results/cornac.json").read_text())["runs"].values()
+    cornac = [r["cornac"]["difference"] for r in runs]
+    ours = [r["ours"]["difference"] for r in runs]
+    same = sum((c > 0) == (o > 0) for c, o in zip(cornac, ours, strict=True))
+    close = sum(abs(c - o) <= 0.01 for c, o in zip(cornac, ours, strict=True))
+    as_it_comes = [r["cornac"]["ndcg@10"]["ease"] for r in runs]
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert (
+        f"product − EASE has our sign on {same} of {len(ours)} folds and is within 0.01 of ours on {close} of "
+        f"{len(ours)} (mean {sum(cornac) / len(cornac):+.4f} there, {sum(ours) / len(ours):+.4f} here)"
+    ) in readme
+    assert f"cornac's EASE as it comes scores {min(as_it_comes):.2f}–{max(as_it_comes):.2f}" in readme
