@@ -178,3 +178,22 @@ def test_the_readme_cornac_sentence_is_the_results_file():
         f"{len(ours)} (mean {sum(cornac) / len(cornac):+.4f} there, {sum(ours) / len(ours):+.4f} here)"
     ) in readme
     assert f"cornac's EASE as it comes scores {min(as_it_comes):.2f}–{max(as_it_comes):.2f}" in readme
+
+
+def test_the_readme_seed_sentence_is_the_results_files():
+    from experiments.seeds import spread
+
+    runs = [json.loads(p.read_text()) for p in sorted((ROOT / "experiments/results/seeds").glob("*.json"))]
+    s = spread(runs, ["u1", "u2", "u3", "u4", "u5"])
+    seeds = sorted(s["profile"]["by_seed"])
+    lead = {
+        m: ", ".join(f"{s['profile']['by_seed'][k] - s[m]['by_seed'][k]:+.4f}" for k in seeds) for m in ("ease", "ials")
+    }
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert (
+        f"move by at most {s['profile']['range']:.4f} (product), {s['ease']['range']:.4f} (EASE) and "
+        f"{s['ials']['range']:.4f} (iALS)"
+    ) in readme
+    for m, name in (("ease", "EASE"), ("ials", "iALS")):
+        values = lead[m].rsplit(", ", 1)
+        assert f"product − {name} {'is ' if m == 'ease' else ''}{values[0]} and {values[1]}" in readme, lead[m]
