@@ -1,12 +1,13 @@
 """The product as a cornac ``Recommender``: fit on a cornac train set, scored by cornac's own
-``Experiment`` beside its models (cornac is a dependency already: EASE comes from it).
+``Experiment`` beside its models (cornac is a dependency already: EASE comes from it)::
 
-    >>> import cornac                                                       # doctest: +SKIP
-    >>> from recsys.cornac_recommender import CoClusterRecommender
-    >>> method = cornac.eval_methods.BaseMethod.from_splits(train, test, rating_threshold=4.0,
-    ...                                                       exclude_unknowns=True)
-    >>> cornac.Experiment(method, [CoClusterRecommender(), cornac.models.EASE(lamb=400)],
-    ...                   [cornac.metrics.NDCG(k=10)]).run()
+    import cornac
+    from recsys.cornac_recommender import CoClusterRecommender
+
+    # train, test: lists of (user, item, rating)
+    method = cornac.eval_methods.BaseMethod.from_splits(train, test, rating_threshold=4.0, exclude_unknowns=True)
+    models = [CoClusterRecommender(), cornac.models.EASE(lamb=400)]
+    cornac.Experiment(method, models, [cornac.metrics.NDCG(k=10)]).run()
 
 ``score(user_idx)`` is every item's list score (:mod:`recsys.model.listing`: the co-cluster item
 model plus the lists' blend), the items the user rated in training lowest: cornac ranks the
