@@ -36,7 +36,8 @@ def rated_last_ease():
             self.input = input
 
         def fit(self, train_set, val_set=None):
-            super().fit(train_set, val_set)
+            # cornac's bookkeeping only: EASE's own fit would invert the Gram a first time for nothing
+            cornac.models.Recommender.fit(self, train_set, val_set)
             self.rated = train_set.matrix.tocsr()
             X = self.rated.copy()
             r = X.data
