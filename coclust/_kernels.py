@@ -68,6 +68,19 @@ def lower_bound(lst, lo, hi, x):
     return lo
 
 
+@numba.njit(inline="always")
+def tally(ptr, idx, s, count, touched, n_touched):
+    """Counts the indices of list ``idx[ptr[s]:ptr[s + 1]]`` in ``count``; an index met for the first
+    time is appended to ``touched[:n_touched]``.  Returns the new ``n_touched``."""
+    for q in range(ptr[s], ptr[s + 1]):
+        r = idx[q]
+        if count[r] == 0:
+            touched[n_touched] = r
+            n_touched += 1
+        count[r] += 1
+    return n_touched
+
+
 @numba.njit
 def grow(a, need):
     """``a`` if it holds ``need`` items, else a copy at least twice as long."""

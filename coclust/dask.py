@@ -32,6 +32,7 @@ Installed with the ``dask`` extra (``pip install "hblcoclust[dask]"``).
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from typing import NamedTuple
 
@@ -82,6 +83,21 @@ def client_for(scheduler=None):
     except ValueError:
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
         return Client(cluster), True
+
+
+@contextlib.contextmanager
+def client_of(scheduler=None):
+    """:func:`client_for` as a context: the client, closed with its ``LocalCluster`` after the block
+    when this opened it."""
+    client, owned = client_for(scheduler)
+    try:
+        yield client
+    finally:
+        if owned:
+            cluster = getattr(client, "cluster", None)
+            client.close()
+            if cluster is not None:
+                cluster.close()
 
 
 def pairs_to_csr(pairs, shape: tuple[int, int] | None = None):

@@ -167,19 +167,11 @@ class CoClustering(Params):
         """Step 5 on ``concepts``: all of them, or within the ``budget`` (:mod:`coclust.budget`)."""
         self.budget_stats_ = {}
 
+        limits = (self.min_density, self.min_rows, self.min_cols, self.lsh_memory)
+
         def run(blocks: Blocks, done=None, with_origin=False):
             return relax(
-                D,
-                Dt,
-                blocks.col_ptr,
-                blocks.col_idx,
-                self.min_density,
-                self.min_rows,
-                self.min_cols,
-                self.lsh_memory,
-                done=done,
-                on=relax_on,
-                with_origin=with_origin,
+                D, Dt, blocks.col_ptr, blocks.col_idx, *limits, done=done, on=relax_on, with_origin=with_origin
             )
 
         if self.budget is None:
@@ -258,17 +250,10 @@ class CoClustering(Params):
         if self.backend == "local":
             yield (lambda X, hashes, **kw: find_seeds(X, hashes=hashes, **common, **kw)), None
             return
-        from .dask import client_for, find_seeds_dask, relax_on
+        from .dask import client_of, find_seeds_dask, relax_on
 
-        client, owned = client_for(self.scheduler)
-        try:
+        with client_of(self.scheduler) as client:
             yield (lambda X, hashes, **kw: find_seeds_dask(client, X, hashes=hashes, **common, **kw)), relax_on(client)
-        finally:
-            if owned:
-                cluster = getattr(client, "cluster", None)
-                client.close()
-                if cluster is not None:
-                    cluster.close()
 
 
 @contextlib.contextmanager

@@ -119,41 +119,18 @@ def _cost(ptr, slot, words, members, m0, m1):
 
 
 @numba.njit(nogil=True, cache=True)
-def _regions(
-    csr_ptr,
-    csr_idx,
-    csc_ptr,
-    csc_idx,
-    row_bits,
-    row_slot,
-    col_bits,
-    col_slot,
-    obj_ptr,
-    obj_idx,
-    feat_ptr,
-    feat_idx,
-    seeds,
-    min_rows,
-    min_cols,
-    out_row_ptr,
-    out_rows,
-    out_col_ptr,
-    out_cols,
-    n_out_rows,
-    n_out_cols,
-    write,
-    lo,
-    hi,
-):
-    """Region sizes of ``seeds[lo:hi]`` (0 when too small); with ``write`` also the regions.
-    ``row_bits``/``row_slot``: bitsets of the heavy rows over the columns, ``col_*`` of the heavy
-    columns over the rows (:func:`entity_bitsets`)."""
+def _regions(rel, seeds, which, min_rows, min_cols, out_row_ptr, out_rows, out_col_ptr, out_cols, sizes, write, lo, hi):
+    """Region sizes of the seeds ``which[lo:hi]`` in ``sizes`` (rows, columns; 0 when too small);
+    with ``write`` also the regions.  ``rel`` holds the relation's lists and bitsets and ``seeds``
+    the seeds' row and column lists (:func:`find_regions`)."""
+    csr_ptr, csr_idx, csc_ptr, csc_idx, row_bits, row_slot, col_bits, col_slot = rel
+    obj_ptr, obj_idx, feat_ptr, feat_idx = seeds
     scratch_r = np.empty(max(1, col_bits.shape[1]), dtype=np.uint64)
     scratch_c = np.empty(max(1, row_bits.shape[1]), dtype=np.uint64)
     for i in range(lo, hi):
-        s = seeds[i]
-        n_out_rows[i] = 0
-        n_out_cols[i] = 0
+        s = which[i]
+        sizes[i, 0] = 0
+        sizes[i, 1] = 0
         f0, f1, o0, o1 = feat_ptr[s], feat_ptr[s + 1], obj_ptr[s], obj_ptr[s + 1]
         # the cheaper intersection first: most seeds fail one of the two sizes
         rows_first = _cost(csc_ptr, col_slot, col_bits.shape[1], feat_idx, f0, f1) <= _cost(
@@ -174,31 +151,15 @@ def _regions(
             if not big_enough:
                 break
         else:
-            n_out_rows[i] = nr
-            n_out_cols[i] = nc
+            sizes[i, 0] = nr
+            sizes[i, 1] = nc
 
 
 @numba.njit(cache=True)
-def _first_covering(
-    csr_ptr,
-    csr_idx,
-    csc_ptr,
-    csc_idx,
-    row_bits,
-    row_slot,
-    col_bits,
-    col_slot,
-    n_rows,
-    n_cols,
-    obj_ptr,
-    obj_idx,
-    feat_ptr,
-    feat_idx,
-    order,
-    max_rows,
-    max_cols,
-):
+def _first_covering(rel, seeds, order, n_rows, n_cols, max_rows, max_cols):
     """The seeds of ``order`` (in that order) whose region brings a row or column not yet covered."""
+    csr_ptr, csr_idx, csc_ptr, csc_idx, row_bits, row_slot, col_bits, col_slot = rel
+    obj_ptr, obj_idx, feat_ptr, feat_idx = seeds
     row_seen = np.zeros(n_rows, dtype=np.bool_)
     col_seen = np.zeros(n_cols, dtype=np.bool_)
     rows = np.empty(max_rows, dtype=np.int64)
@@ -260,16 +221,16 @@ def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covere
     heavy_rows, heavy_cols = heavy_entities([np.diff(X.indptr), np.diff(Xt.indptr)], [n_cols, n_rows], memory)
     row_bits, row_slot = entity_bitsets(X, n_cols, heavy_rows)  # rows over the columns
     col_bits, col_slot = entity_bitsets(Xt, n_rows, heavy_cols)  # columns over the rows
-    lists = (X.indptr, X.indices, Xt.indptr, Xt.indices, row_bits, row_slot, col_bits, col_slot)
+
+    rel = (X.indptr, X.indices, Xt.indptr, Xt.indices, row_bits, row_slot, col_bits, col_slot)
+    lists = (seeds.row_ptr, seeds.row_idx, seeds.col_ptr, seeds.col_idx)
 
     def run(which, row_ptr, col_ptr, rows, cols, write):
-        nr = np.empty(len(which), dtype=np.int64)
-        nc = np.empty(len(which), dtype=np.int64)
+        sizes = np.empty((len(which), 2), dtype=np.int64)
         for_ranges(
-            _regions, len(which), *lists, seeds.row_ptr, seeds.row_idx, seeds.col_ptr, seeds.col_idx, which,
-            min_rows, min_cols, row_ptr, rows, col_ptr, cols, nr, nc, write,
-        )  # fmt: skip
-        return nr, nc
+            _regions, len(which), rel, lists, which, min_rows, min_cols, row_ptr, rows, col_ptr, cols, sizes, write
+        )
+        return sizes[:, 0], sizes[:, 1]
 
     # Sizes first, without writing: almost every seed is rejected, and buffers
     # sized by upper bounds would take gigabytes on dense relations.
@@ -280,10 +241,7 @@ def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covere
     if skip_covered and len(kept):
         size = nr[kept] * nc[kept]
         order = kept[np.lexsort((kept, -size))]
-        covering = _first_covering(
-            *lists, n_rows, n_cols,
-            seeds.row_ptr, seeds.row_idx, seeds.col_ptr, seeds.col_idx, order, int(nr.max()), int(nc.max()),
-        )  # fmt: skip
+        covering = _first_covering(rel, lists, order, n_rows, n_cols, int(nr.max()), int(nc.max()))
         kept = np.sort(covering)
     row_ptr = np.zeros(len(kept) + 1, dtype=np.int64)
     np.cumsum(nr[kept], out=row_ptr[1:])

@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from ._arrays import first_occurrences, group_ids, unique_sorted
-from ._kernels import append_block, argsort_u64, lower_bound, lowest_bit_index, sort_nonnegative
+from ._kernels import append_block, argsort_u64, lower_bound, lowest_bit_index, sort_nonnegative, tally
 from ._kernels import popcount as _popcount
 from ._parallel import chunk_bounds, map_chunks, n_threads
 from .blocks import Blocks
@@ -53,12 +53,7 @@ def _counted_at_least(ptr, idx, sources, count, touched, need):
     ``count`` is all zeros on entry and on return."""
     nt = 0
     for s in sources:
-        for q in range(ptr[s], ptr[s + 1]):
-            r = idx[q]
-            if count[r] == 0:
-                touched[nt] = r
-                nt += 1
-            count[r] += 1
+        nt = tally(ptr, idx, s, count, touched, nt)
     kept = 0
     for t in range(nt):
         r = touched[t]

@@ -31,38 +31,24 @@ PAPER_PARAMS = {
 # purity, NMI, PMI.  Feature coverage of Soybean S is printed as 57.78 / 70.83 in the paper (a percentage
 # or a count); it is copied as printed.
 PAPER_RESULTS = {
-    "zoo": {
-        "hblcoclust": (27.07, 1.00, 0.80, 83.07, 0.88, 0.29, 0.18),
-        "inclose": (67, 0.81, 0.75, 114, 0.93, 0.19, 0.21),
-        "spectral": (7, 1.00, None, None, 0.90, 0.92, None),
-    },
-    "soybean-small": {
-        "hblcoclust": (13.80, 1.00, 57.78, 83.13, 0.89, 0.40, 0.25),
-        "inclose": (225, 1.00, 70.83, 121, 0.59, 0.09, -0.26),
-        "spectral": (4, 1.00, None, None, 1.00, 1.00, None),
-    },
-    "soybean-large": {
-        "hblcoclust": (42.40, 1.00, 0.74, 205.73, 0.73, 0.26, 0.15),
-        "inclose": (6470, 0.98, 0.93, 109, 0.50, 0.07, 0.13),
-        "spectral": (19, 1.00, None, None, 0.67, 0.78, None),
-    },
-    "house-votes-84": {
-        "hblcoclust": (23.30, 1.00, 0.85, 1173.80, 0.91, 0.29, 0.43),
-        "inclose": (124371, 0.95, 1.00, 225, 0.93, 0.10, 0.26),
-        "spectral": (2, 1.00, None, None, 0.87, 0.47, None),
-    },
-    "classic3": {
-        "hblcoclust": (219.20, 1.00, 0.60, 2807.23, 0.86, 0.14, 0.20),
-        "spectral": (3, 1.00, None, None, 0.86, 0.73, None),
-    },
-    "multi5": {
-        "hblcoclust": (1054.97, 1.00, 0.18, 1051.23, 0.91, 0.18, 0.37),
-        "spectral": (5, 1.00, None, None, 0.59, 0.53, None),
-    },
-    "multi10": {
-        "hblcoclust": (2819.33, 1.00, 0.16, 661.00, 0.82, 0.14, 0.33),
-        "spectral": (10, 1.00, None, None, 0.57, 0.55, None),
-    },
+    ("zoo", "hblcoclust"): (27.07, 1.0, 0.8, 83.07, 0.88, 0.29, 0.18),
+    ("zoo", "inclose"): (67, 0.81, 0.75, 114, 0.93, 0.19, 0.21),
+    ("zoo", "spectral"): (7, 1.0, None, None, 0.9, 0.92, None),
+    ("soybean-small", "hblcoclust"): (13.8, 1.0, 57.78, 83.13, 0.89, 0.4, 0.25),
+    ("soybean-small", "inclose"): (225, 1.0, 70.83, 121, 0.59, 0.09, -0.26),
+    ("soybean-small", "spectral"): (4, 1.0, None, None, 1.0, 1.0, None),
+    ("soybean-large", "hblcoclust"): (42.4, 1.0, 0.74, 205.73, 0.73, 0.26, 0.15),
+    ("soybean-large", "inclose"): (6470, 0.98, 0.93, 109, 0.5, 0.07, 0.13),
+    ("soybean-large", "spectral"): (19, 1.0, None, None, 0.67, 0.78, None),
+    ("house-votes-84", "hblcoclust"): (23.3, 1.0, 0.85, 1173.8, 0.91, 0.29, 0.43),
+    ("house-votes-84", "inclose"): (124371, 0.95, 1.0, 225, 0.93, 0.1, 0.26),
+    ("house-votes-84", "spectral"): (2, 1.0, None, None, 0.87, 0.47, None),
+    ("classic3", "hblcoclust"): (219.2, 1.0, 0.6, 2807.23, 0.86, 0.14, 0.2),
+    ("classic3", "spectral"): (3, 1.0, None, None, 0.86, 0.73, None),
+    ("multi5", "hblcoclust"): (1054.97, 1.0, 0.18, 1051.23, 0.91, 0.18, 0.37),
+    ("multi5", "spectral"): (5, 1.0, None, None, 0.59, 0.53, None),
+    ("multi10", "hblcoclust"): (2819.33, 1.0, 0.16, 661.0, 0.82, 0.14, 0.33),
+    ("multi10", "spectral"): (10, 1.0, None, None, 0.57, 0.55, None),
 }
 
 
@@ -233,7 +219,7 @@ def stats_table(results: dict, datasets: list[str]) -> str:
                 lines.append(
                     f"| {method} | ours | " + " | ".join(fmt(r.get(k), r.get(f"{k}_std")) for k in STATS) + " |"
                 )
-            paper = PAPER_RESULTS.get(name, {}).get(method)
+            paper = PAPER_RESULTS.get((name, method))
             if paper:
                 cells = [fmt(v) for v in paper] + ["—"]
                 lines.append(f"| {method} | paper | " + " | ".join(cells) + " |")

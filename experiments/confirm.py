@@ -35,16 +35,8 @@ DATASETS = {
     # a content shape of its own: fewer readers and items than the content test bed, tastes that also
     # choose what is rated, a director per ten items, three quarters likes
     "content-new-shape-9001": {
-        "shape": dict(
-            n_users=900,
-            n_items=2_500,
-            n_ratings=70_000,
-            content=0.6,
-            n_directors=250,
-            selection=0.5,
-            like_share=0.75,
-            seed=9001,
-        ),
+        "shape": {"n_users": 900, "n_items": 2_500, "n_ratings": 70_000, "content": 0.6, "n_directors": 250}
+        | {"selection": 0.5, "like_share": 0.75, "seed": 9001},
         "split": "random:0.2:9001",
     },
 }

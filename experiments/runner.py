@@ -37,17 +37,9 @@ def run_child(
             cap = int(memory_gb * (1 << 30))
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
-    full_env = dict(os.environ)
-    full_env.update(env or {})
+    child = {"cwd": ROOT, "env": {**os.environ, **(env or {})}, "preexec_fn": limit if memory_gb else None}
     return subprocess.run(
-        [sys.executable, *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=full_env,
-        timeout=timeout,
-        check=check,
-        preexec_fn=limit if memory_gb else None,
+        [sys.executable, *args], capture_output=True, text=True, timeout=timeout, check=check, **child
     )
 
 

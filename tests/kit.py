@@ -43,6 +43,18 @@ def taste_data(seed=0, n_users=80, n_items=60):
     return r.iloc[:cut], r.iloc[cut:], attrs, items
 
 
+def scored_pairs(model, test: pd.DataFrame):
+    """The model's predictions for the ``test`` pairs, the mask of those with a known user and item
+    that are covered, and the scored terms of these."""
+    from recsys.model.scoring import scored_terms
+
+    p = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
+    fp = model.profiles_
+    u, i = fp.user_index(test["user"].to_numpy()), fp.item_index(test["item"].to_numpy())
+    ok = (u >= 0) & (i >= 0) & p.covered
+    return p, ok, scored_terms(model, u[ok], i[ok])
+
+
 def adds_up(d: dict) -> None:
     for r in d["items"]:
         blend = sum(t["weight"] for t in r["blend"])

@@ -30,14 +30,14 @@ def small_tables(draw):
     R = Csr.from_pairs([u for u, _ in rated], [i for _, i in rated], (n_users, n_items), np.array(values, float))
     IA = Csr.from_pairs([i for i, _ in carried], [a for _, a in carried], (n_items, n_attrs))
     residuals = R.with_values(R.values - 3.0) if R.nnz else R.with_values(np.zeros(0))
-    return R, residuals, np.array(bias), IA
+    bias = np.array(bias)
+    return R, residuals, bias, IA, AttributeEvidence.of(R, residuals, bias, IA)
 
 
 @settings(max_examples=150, deadline=None)
 @given(small_tables())
 def test_evidence_is_its_definition(tables):
-    R, residuals, bias, IA = tables
-    ev = AttributeEvidence.of(R, residuals, bias, IA)
+    R, residuals, bias, IA, ev = tables
     n_users, n_items = R.shape
     n_attrs = IA.shape[1]
     carries = np.zeros((n_items, n_attrs), dtype=bool)
@@ -174,9 +174,7 @@ def test_the_report_flags_new_items(cold):
 @settings(max_examples=100, deadline=None)
 @given(small_tables())
 def test_leaving_an_item_out_is_the_evidence_without_its_ratings(tables):
-    R, residuals, bias, IA = tables
-    ev = AttributeEvidence.of(R, residuals, bias, IA)
-    n_users, n_items = R.shape
+    R, _, bias, IA, ev = tables
     for i in np.unique(R.idx):
         keep = R.idx != i  # nobody rated item i
         R2 = Csr.from_pairs(R.row_of[keep], R.idx[keep], R.shape, R.values[keep])

@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kit import FAST, list_total, taste_data
+from kit import FAST, list_total, scored_pairs, taste_data
 
 from recsys.errors import UnknownIdError
 from recsys.model import ProfileRecommender
@@ -20,7 +20,6 @@ from recsys.model.item_model import full_weights, item_weights, random_support, 
 from recsys.model.list_blend import ListBlend
 from recsys.model.listing import list_key
 from recsys.model.people import user_person
-from recsys.model.scoring import scored_terms
 
 
 @pytest.fixture(scope="module")
@@ -180,14 +179,10 @@ def test_item_terms_enter_the_score_and_their_ablation(fitted):
     model, _, test = fitted
     assert {"item_model", "item_residuals"} <= set(model.weights_.coef)
     without = model.with_evidence(("like_shares", "baseline", "like_coclusters", "dislike_coclusters"))
-    a = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
     b = without.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
     # the score is the logistic of every term, the item terms among them, and theirs moves the logit
     # by more than a rounding error from pair to pair; the ablation has none of them
-    fp = model.profiles_
-    u, i = fp.user_index(test["user"].to_numpy()), fp.item_index(test["item"].to_numpy())
-    ok = (u >= 0) & (i >= 0) & a.covered
-    terms = scored_terms(model, u[ok], i[ok])
+    a, ok, terms = scored_pairs(model, test)
     np.testing.assert_allclose(a.score[ok], model.weights_.probability(terms), rtol=1e-9)
     item_part = model.weights_.coef["item_model"] * terms["item_model"]
     assert item_part.std() > 0.05

@@ -6,13 +6,12 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from kit import FAST, taste_data
+from kit import FAST, scored_pairs, taste_data
 
 from recsys import store
 from recsys.errors import ModelFileError, NotFittedError, ParameterError
 from recsys.evaluation.metrics import roc_auc
 from recsys.model import ProfileRecommender
-from recsys.model.scoring import scored_terms
 
 
 @pytest.fixture(scope="module")
@@ -103,12 +102,8 @@ def test_ablations_refit_the_weights(fitted):
     assert set(no_cc.weights_.coef) == {"user_like_share", "item_like_share", "baseline"}
     assert no_cc.profiles_ is model.profiles_
     a = model.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
-    b = no_cc.predict_many(test["user"].to_numpy(), test["item"].to_numpy())
     # the ablated score is its own three terms under its refitted weights, nothing else
-    fp = model.profiles_
-    u, i = fp.user_index(test["user"].to_numpy()), fp.item_index(test["item"].to_numpy())
-    known = (u >= 0) & (i >= 0) & b.covered
-    terms = scored_terms(no_cc, u[known], i[known])
+    b, known, terms = scored_pairs(no_cc, test)
     assert set(terms) == set(no_cc.weights_.coef)
     np.testing.assert_allclose(b.score[known], no_cc.weights_.probability(terms), rtol=1e-9)
     # and on two taste groups the co-cluster evidence separates likes better than the shares alone

@@ -90,35 +90,37 @@ def test_the_readme_movielens_table_is_the_results_file():
 
 
 # docs/evaluation.md's two MovieLens tables: each row's label names the results' method or control
-_LIST_ROWS = {
-    "the product": ("methods", "profile"),
-    "iALS (implicit) + the product's blend": ("controls", "ials_blend"),
-    "EASE (cornac) + the product's blend": ("controls", "ease_blend"),
-    "iALS (implicit)": ("methods", "ials"),
-    "EASE (cornac), λ and input tuned": ("methods", "ease"),
-    "RP3beta": ("methods", "rp3beta"),
-    "ItemKNN": ("methods", "itemknn"),
-    "BPR (implicit)": ("methods", "bpr"),
-    "most popular": ("methods", "popularity"),
-    "*control:* the item model + the same blend": ("controls", "item_model_blend"),
-    "*control:* the item model on every pair": ("controls", "full_support"),
-    "*control:* the item model alone": ("controls", "item_model_lists"),
-    "*control:* the item model on as many random pairs": ("controls", "random_support"),
+_ROWS = {
+    ("lists", "the product"): ("methods", "profile"),
+    ("lists", "iALS (implicit) + the product's blend"): ("controls", "ials_blend"),
+    ("lists", "EASE (cornac) + the product's blend"): ("controls", "ease_blend"),
+    ("lists", "iALS (implicit)"): ("methods", "ials"),
+    ("lists", "EASE (cornac), λ and input tuned"): ("methods", "ease"),
+    ("lists", "RP3beta"): ("methods", "rp3beta"),
+    ("lists", "ItemKNN"): ("methods", "itemknn"),
+    ("lists", "BPR (implicit)"): ("methods", "bpr"),
+    ("lists", "most popular"): ("methods", "popularity"),
+    ("lists", "*control:* the item model + the same blend"): ("controls", "item_model_blend"),
+    ("lists", "*control:* the item model on every pair"): ("controls", "full_support"),
+    ("lists", "*control:* the item model alone"): ("controls", "item_model_lists"),
+    ("lists", "*control:* the item model on as many random pairs"): ("controls", "random_support"),
+    ("auc", "the product: the profile model"): ("methods", "profile"),
+    ("auc", "— without the attribute terms"): ("ablations", "no_attributes"),
+    ("auc", "— without the item-model terms"): ("ablations", "no_item_model"),
+    ("auc", "— without any co-cluster term"): ("ablations", "no_coclusters"),
+    ("auc", "*control:* neighbourhoods from plain co-ratings"): ("ablations", "neighbours_from_ratings"),
+    ("auc", "Surprise SVD"): ("methods", "svd"),
+    ("auc", "attribute logistic regression"): ("methods", "attribute_logistic"),
+    ("auc", "Surprise SVD++"): ("methods", "svdpp"),
+    ("auc", "Surprise KNNBaseline"): ("methods", "knn_baseline"),
+    ("auc", "Surprise CoClustering"): ("methods", "coclustering"),
+    ("auc", "Naive Bayes over the attributes"): ("methods", "naive_bayes"),
+    ("auc", "the paper's rule"): ("methods", "profile_paper"),
 }
-_AUC_ROWS = {
-    "the product: the profile model": ("methods", "profile"),
-    "— without the attribute terms": ("ablations", "no_attributes"),
-    "— without the item-model terms": ("ablations", "no_item_model"),
-    "— without any co-cluster term": ("ablations", "no_coclusters"),
-    "*control:* neighbourhoods from plain co-ratings": ("ablations", "neighbours_from_ratings"),
-    "Surprise SVD": ("methods", "svd"),
-    "attribute logistic regression": ("methods", "attribute_logistic"),
-    "Surprise SVD++": ("methods", "svdpp"),
-    "Surprise KNNBaseline": ("methods", "knn_baseline"),
-    "Surprise CoClustering": ("methods", "coclustering"),
-    "Naive Bayes over the attributes": ("methods", "naive_bayes"),
-    "the paper's rule": ("methods", "profile_paper"),
-}
+
+
+def _rows_of(table: str) -> dict:
+    return {label: where for (t, label), where in _ROWS.items() if t == table}
 
 
 def _label(cells: list[str], table: dict) -> tuple[str, str]:
@@ -146,9 +148,9 @@ def test_the_evaluation_page_tables_are_the_results_file():
     pooled = pooled_list_interval(results, folds)
     page = ROOT / "docs/evaluation.md"
     lists = [c for c in _table_rows(page, r".") if len(c) == 4 and re.match(r"\**\d\.\d{4}", c[1])]
-    assert len(lists) == len(_LIST_ROWS)
+    assert len(lists) == len(_rows_of("lists"))
     for cells in lists:
-        group, name = _label(cells, _LIST_ROWS)
+        group, name = _label(cells, _rows_of("lists"))
         value = mean("topn", group, name, "ndcg@10")
         assert cells[1].strip("*") == f"{value:.4f}", cells[0]
         if cells[2]:
@@ -156,9 +158,9 @@ def test_the_evaluation_page_tables_are_the_results_file():
             expected = f"{c['diff']:+.4f} [{c['diff_ci'][0]:+.4f}, {c['diff_ci'][1]:+.4f}]"
             assert cells[2].replace("−", "-") == expected, cells[0]
     aucs = [c for c in _table_rows(page, r".") if len(c) == 3 and re.match(r"\d\.\d{4}", c[1])]
-    assert len(aucs) == len(_AUC_ROWS)
+    assert len(aucs) == len(_rows_of("auc"))
     for cells in aucs:
-        group, name = _label(cells, _AUC_ROWS)
+        group, name = _label(cells, _rows_of("auc"))
         value = mean(group, name, "auc_full")
         balanced = mean(group, name, "balanced_accuracy_full")
         assert cells[1].split()[0] == f"{value:.4f}", cells[0]

@@ -34,15 +34,7 @@ def test_every_user_gets_distinct_items_near_the_count_asked(n_users, n_items, f
     if low > high:
         return
     n = int(low + fill * (high - low))
-    shape = Shape(
-        n_users=n_users,
-        n_items=n_items,
-        n_ratings=n,
-        min_ratings=min_ratings,
-        activity_sigma=sigma,
-        popularity_exponent=exponent,
-        seed=seed,
-    )
+    shape = Shape(n_users, n_items, n, min_ratings, activity_sigma=sigma, popularity_exponent=exponent, seed=seed)
     ratings, items = generate(shape)
     assert not ratings.duplicated(["user", "item"]).any()
     assert ratings["user"].between(1, n_users).all() and ratings["item"].between(1, n_items).all()

@@ -85,26 +85,14 @@ def options(group: Group):
     return decorate
 
 
-def _data_source(
-    dataset, split, attributes, top_cast, ratings, items, ratings_columns, items_columns, duplicates, no_download, home
-):
+def _data_source(attributes, ratings_columns, items_columns, no_download, **as_given):
+    # as_given: dataset, split, top_cast, ratings, items, duplicates and home, DataSource's own names
     from ingest.datasets import DataSource
     from ingest.userfiles import parse_columns
 
     kinds = None if attributes is None else [k.strip() for k in attributes.split(",") if k.strip()]
-    return DataSource(
-        dataset=dataset,
-        ratings=ratings,
-        items=items,
-        split=split,
-        kinds=kinds,
-        top_cast=top_cast,
-        ratings_columns=parse_columns(ratings_columns),
-        item_columns=parse_columns(items_columns),
-        duplicates=duplicates,
-        download=not no_download,
-        home=home,
-    )
+    columns = {"ratings_columns": parse_columns(ratings_columns), "item_columns": parse_columns(items_columns)}
+    return DataSource(**as_given, kinds=kinds, download=not no_download, **columns)
 
 
 DATASET = typer.Option(
@@ -194,27 +182,8 @@ class ModelChoice:
         )
 
 
-def _model_choice(
-    features,
-    n_bands,
-    band_size,
-    min_rows,
-    min_cols,
-    min_density,
-    skip_covered,
-    like_threshold,
-    seed,
-    scheduler,
-    scaling,
-):
-    coclust = dict(
-        n_bands=n_bands,
-        band_size=band_size,
-        min_rows=min_rows,
-        min_cols=min_cols,
-        min_density=min_density,
-        skip_covered=skip_covered,
-    )
+def _model_choice(features, like_threshold, seed, scheduler, scaling, **coclust):
+    # every other option of the group is an HBLCoClust override (n_bands, band_size, min_rows, …)
     return ModelChoice(features, coclust, like_threshold, seed, scheduler, scaling)
 
 

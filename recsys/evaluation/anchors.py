@@ -152,16 +152,8 @@ class ItemKNN(_ItemItem):
 
     name = "itemknn"
 
-    def __init__(
-        self,
-        like_threshold: float = 2.0,
-        seed: int = 0,
-        input: str = "all",
-        k: int = 100,
-        shrink: float = 0.0,
-        weighting: str = "none",
-    ):
-        super().__init__(like_threshold, seed, input, k=k, shrink=shrink, weighting=weighting)
+    def __init__(self, *args, k: int = 100, shrink: float = 0.0, weighting: str = "none", **kwargs):
+        super().__init__(*args, k=k, shrink=shrink, weighting=weighting, **kwargs)
 
     def _learn(self, X) -> None:
         p = self.params
@@ -268,13 +260,8 @@ class IALS(_Factors):
 
         p = self.params
         with threadpool_limits(1, "blas"):  # implicit's own threads do the work; BLAS threads slow it down
-            model = AlternatingLeastSquares(
-                factors=p["factors"],
-                regularization=p["regularization"],
-                alpha=p["alpha"],
-                iterations=p["iterations"],
-                random_state=self.seed,
-            )
+            learning = {k: p[k] for k in ("factors", "regularization", "alpha", "iterations")}
+            model = AlternatingLeastSquares(**learning, random_state=self.seed)
             model.fit(X.tocsr(), show_progress=False)
         self.model_ = model
         self.user_factors_, self.item_factors_ = model.user_factors, model.item_factors
@@ -299,14 +286,8 @@ class BPR(_Factors):
         from implicit.cpu.bpr import BayesianPersonalizedRanking
 
         p = self.params
-        model = BayesianPersonalizedRanking(
-            factors=p["factors"],
-            learning_rate=p["learning_rate"],
-            regularization=p["regularization"],
-            iterations=p["iterations"],
-            random_state=self.seed,
-            num_threads=1,
-        )
+        learning = {k: p[k] for k in ("factors", "learning_rate", "regularization", "iterations")}
+        model = BayesianPersonalizedRanking(**learning, random_state=self.seed, num_threads=1)
         model.fit(X.tocsr(), show_progress=False)
         self.user_factors_, self.item_factors_ = model.user_factors, model.item_factors
 

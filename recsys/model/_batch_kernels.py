@@ -14,7 +14,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._person_kernels import first_k_votes
+from coclust._kernels import tally
+
+from ._person_kernels import add_row_votes, first_k_votes
 
 _REG_USER = 15.0  # recsys.model.fold_in.REG_USER
 
@@ -297,13 +299,7 @@ def _joined_by_item(p_ptr, p_idx, on_side, i_ptr, i_idx, need, t, hits, touched_
     n_t = 0
     for q in range(p_ptr[t], p_ptr[t + 1]):
         if on_side[q]:
-            i = p_idx[q]
-            for r in range(i_ptr[i], i_ptr[i + 1]):
-                c = i_idx[r]
-                if hits[c] == 0:
-                    touched_c[n_t] = c
-                    n_t += 1
-                hits[c] += 1
+            n_t = tally(i_ptr, i_idx, p_idx[q], hits, touched_c, n_t)
     n_j = 0
     for j in range(n_t):
         c = touched_c[j]
@@ -478,15 +474,7 @@ def neighbour_votes(nb_idx, nb_sim, nb_len, k_nb, t_ptr, t_idx, t_val, n_items, 
         for q in range(t * k_nb, t * k_nb + nb_len[t]):
             if waiting == 0:
                 break
-            b, s = nb_idx[q], nb_sim[q]
-            for p in range(t_ptr[b], t_ptr[b + 1]):
-                j = t_idx[p]
-                if asked[j] and sc[j] < k:
-                    sn[j] += s * t_val[p]
-                    sd[j] += s
-                    sc[j] += 1
-                    if sc[j] == k:
-                        waiting -= 1
+            waiting -= add_row_votes(t_ptr, t_idx, t_val, nb_idx[q], nb_sim[q], asked, k, sn, sd, sc)
         for r in range(c_len[t]):
             j = c_idx[t, r]
             num[t, r], den[t, r], cnt[t, r] = sn[j], sd[j], sc[j]

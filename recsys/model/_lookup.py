@@ -10,18 +10,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from coclust._kernels import lower_bound
+
 
 @numba.njit(inline="always")
 def position_in_row(ptr, idx, row, col):
     """The position of ``(row, col)`` in ``idx`` by binary search in that row (-1: not stored)."""
-    lo, end = ptr[row], ptr[row + 1]
-    hi = end
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if idx[mid] < col:
-            lo = mid + 1
-        else:
-            hi = mid
+    end = ptr[row + 1]
+    lo = lower_bound(idx, ptr[row], end, col)
     return lo if lo < end and idx[lo] == col else -1
 
 

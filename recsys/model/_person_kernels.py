@@ -30,14 +30,24 @@ def votes_of_neighbours(nbrs, sims, t_ptr, t_idx, t_val, n_cols, items, k):
     for t in range(len(items)):
         asked[items[t]] = True
     for q in range(len(nbrs)):
-        r, s = nbrs[q], sims[q]
-        for p in range(t_ptr[r], t_ptr[r + 1]):
-            j = t_idx[p]
-            if asked[j] and cnt[j] < k:
-                num[j] += s * t_val[p]
-                den[j] += s
-                cnt[j] += 1
+        add_row_votes(t_ptr, t_idx, t_val, nbrs[q], sims[q], asked, k, num, den, cnt)
     return num[items], den[items], cnt[items]
+
+
+@numba.njit(inline="always")
+def add_row_votes(t_ptr, t_idx, t_val, b, s, asked, k, num, den, cnt):
+    """Neighbour ``b``'s row of the table ``t_*`` (similarity ``s``) voted into the sums of the
+    ``asked`` items that have fewer than ``k`` votes; returns how many reached ``k``."""
+    filled = 0
+    for p in range(t_ptr[b], t_ptr[b + 1]):
+        j = t_idx[p]
+        if asked[j] and cnt[j] < k:
+            num[j] += s * t_val[p]
+            den[j] += s
+            cnt[j] += 1
+            if cnt[j] == k:
+                filled += 1
+    return filled
 
 
 @numba.njit(nogil=True, cache=True)

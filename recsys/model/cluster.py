@@ -39,19 +39,11 @@ def using(client):
 def connected(scheduler):
     """:func:`using` a client of ``scheduler`` (an address, a ``distributed.Client``, or ``None``: the
     current client, else a new two-process ``LocalCluster``), closed after the block when this
-    opened it (:func:`coclust.dask.client_for`)."""
-    from coclust.dask import client_for
+    opened it (:func:`coclust.dask.client_of`)."""
+    from coclust.dask import client_of
 
-    client, owned = client_for(scheduler)
-    try:
-        with using(client):
-            yield client
-    finally:
-        if owned:
-            local = getattr(client, "cluster", None)
-            client.close()
-            if local is not None:
-                local.close()
+    with client_of(scheduler) as client, using(client):
+        yield client
 
 
 @contextlib.contextmanager

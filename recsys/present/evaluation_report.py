@@ -42,44 +42,25 @@ def roc_svg(env, roc: dict, order: list) -> tuple:
     return markup(svg), curves
 
 
+def _difference(c: dict | None, key: str) -> tuple | None:
+    """The paired difference against the product and its interval, when the results have one."""
+    return c and (c[key], *c[f"{key}_ci"])
+
+
 def _like_rows(res: dict) -> list[dict]:
+    """The like/dislike table's rows: each method's results as computed (the template names them)."""
     ci = res.get("ci", {}).get("versus", {})
-    rows = []
-    for name, r in res["methods"].items():
-        c = ci.get(name)
-        rows.append(
-            {
-                "name": name,
-                "auc": r["auc_full"],
-                "ba": r["balanced_accuracy_full"],
-                "acc": r["accuracy_full"],
-                "majority": r["majority_accuracy_full"],
-                "recall": r["dislike_recall_full"],
-                "coverage": r["coverage"],
-                "diff": c and (c["auc_diff"], *c["auc_diff_ci"]),
-            }
-        )
-    return rows
+    return [{**r, "name": name, "diff": _difference(ci.get(name), "auc_diff")} for name, r in res["methods"].items()]
 
 
 def _list_rows(topn: dict) -> list[dict]:
+    """The lists table's rows, with each NDCG@10 bar's width relative to the best."""
     ci = topn.get("ci", {}).get("versus", {})
     peak = max((r["ndcg@10"] for r in topn["methods"].values()), default=1.0) or 1.0
-    rows = []
-    for name, r in topn["methods"].items():
-        c = ci.get(name)
-        rows.append(
-            {
-                "name": name,
-                "ndcg": r["ndcg@10"],
-                "recall": r["recall@10"],
-                "hit": r["hit_rate@10"],
-                "coverage": r["catalogue_coverage"],
-                "width": 100 * r["ndcg@10"] / peak,
-                "diff": c and (c["diff"], *c["diff_ci"]),
-            }
-        )
-    return rows
+    return [
+        {**r, "name": name, "width": 100 * r["ndcg@10"] / peak, "diff": _difference(ci.get(name), "diff")}
+        for name, r in topn["methods"].items()
+    ]
 
 
 def _settings(res: dict) -> list[dict]:

@@ -46,7 +46,8 @@ def cocluster_grid(env, fp, side: str, c: int, u: int) -> dict:
     if len(movies) == 0:  # attribute-only co-clusters: no movie columns to draw
         return {**describe_cocluster(fp, side, c), "svg": markup("")}
     left, top = 64, 118
-    width, height = left + CELL * len(movies) + 96, top + CELL * len(rows) + 4  # room for the slanted titles
+    frame = {"left": left, "top": top, "cell": CELL}
+    frame |= {"width": left + CELL * len(movies) + 96, "height": top + CELL * len(rows) + 4}  # room for the titles
     found_r, value = fp.ratings.lookup(np.repeat(rows, len(movies)), np.tile(movies, len(rows)))
     columns = [
         {"x": left + j * CELL + CELL // 2, "name": fp.item_name(m), "short": _short(fp.item_name(m))}
@@ -65,17 +66,9 @@ def cocluster_grid(env, fp, side: str, c: int, u: int) -> dict:
                 fill, stroke, what = "#f3d2d0", "#b0413e", f"disliked ({value[k]:g})"
             cells.append({"x": left + j * CELL, "fill": fill, "stroke": stroke, "what": what, "name": fp.item_name(m)})
         grid_rows.append({"y": top + a * CELL, "label": str(fp.users[user]), "me": user == u, "cells": cells})
-    svg = env.get_template("grid.svg.j2").render(
-        width=width,
-        height=height,
-        left=left,
-        top=top,
-        cell=CELL,
-        columns=columns,
-        rows=grid_rows,
-        id=describe_cocluster(fp, side, c)["id"],
-    )
-    return {**describe_cocluster(fp, side, c), "svg": markup(svg)}
+    about = describe_cocluster(fp, side, c)
+    svg = env.get_template("grid.svg.j2").render(**frame, columns=columns, rows=grid_rows, id=about["id"])
+    return {**about, "svg": markup(svg)}
 
 
 def evidence_chart(env, ex) -> dict | None:
