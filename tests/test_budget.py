@@ -63,6 +63,7 @@ def _relation(rng, n_rows: int, n_cols: int):
     share=st.floats(0.05, 1.5),
     min_wave=st.sampled_from([1, 4096]),
 )
+@pytest.mark.slow
 def test_relaxation_within_a_limit_keeps_the_levels_that_fit(seed, density, share, min_wave):
     """Whatever the waves (``min_wave`` 1: many small ones, each at most twice the last), the
     co-clusters of the levels that fit, and no concept relaxed twice."""
@@ -105,6 +106,7 @@ def test_relaxation_within_a_limit_keeps_the_levels_that_fit(seed, density, shar
         assert total <= limit and len(got) == len(everything)
 
 
+@pytest.mark.slow
 def test_a_budget_that_does_not_bind_changes_nothing():
     rng = np.random.default_rng(3)
     X = (rng.random((120, 40)) < 0.25).astype(int)

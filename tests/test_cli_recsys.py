@@ -94,6 +94,7 @@ def test_recommend_and_explain(model_dir):
     assert recsys_here("explain", str(model_dir), "1").stdout.startswith("user 1:")
 
 
+@pytest.mark.slow
 def test_export_json_and_csv(model_dir, tmp_path):
     res = recsys_here("export", str(model_dir), "--format", "json", "--out", str(tmp_path / "p.json"))
     assert res.returncode == 0, res.stderr

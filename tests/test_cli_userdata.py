@@ -8,6 +8,7 @@ from kit import COLS, recsys
 from kit import FAST_FLAGS as FAST
 
 
+@pytest.mark.slow
 def test_own_data_trains_evaluates_and_reports(books, tmp_path):
     r, i = str(books / "ratings.csv"), str(books / "books.csv")
     model = tmp_path / "model"
@@ -84,6 +85,7 @@ def test_duplicates_option(tmp_path):
     assert res.returncode == 2 and "--duplicates must be one of" in res.stderr
 
 
+@pytest.mark.slow
 def test_demo_works_with_no_network_and_no_data_home(tmp_path):
     empty = tmp_path / "nothing-here"
     model = tmp_path / "demo-model"
@@ -96,6 +98,7 @@ def test_demo_works_with_no_network_and_no_data_home(tmp_path):
 
 
 @pytest.mark.data
+@pytest.mark.slow
 def test_ml_latest_small_out_of_the_box(shared_data, tmp_path):
     res = recsys(
         "train", "--dataset", "ml-latest-small", "--out", str(tmp_path / "m"), "--quiet", *FAST, home=shared_data
@@ -145,6 +148,7 @@ def test_a_report_without_out_is_written_beside_you(tmp_path, monkeypatch):
     assert (tmp_path / f"report-{user}.html").exists() and f"report-{user}.html" in res.output
 
 
+@pytest.mark.slow
 def test_evaluate_option_errors_come_before_the_data(tmp_path):
     for args, message in (
         (["--grid", "huge"], "--grid must be one of small, full"),
@@ -156,6 +160,7 @@ def test_evaluate_option_errors_come_before_the_data(tmp_path):
 
 
 @pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.slow
 def test_too_few_ratings_end_in_one_line_and_exit_2(tmp_path, n):
     """A ratings file of a handful of lines: train and evaluate say why in one line; nothing is written."""
     r = tmp_path / "r.csv"

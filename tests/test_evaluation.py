@@ -31,6 +31,7 @@ def _subclasses(cls):
         yield from _subclasses(sub)
 
 
+@pytest.mark.slow
 def test_no_test_rating_reaches_a_fit_a_choice_a_cut_off_or_a_ranker(monkeypatch):
     """Every ratings frame any method (the anchors and the profile model included, in the grid
     search, the final fits and the new-user lists) is fitted on, every tuning set a grid choice

@@ -17,6 +17,7 @@ def test_categorical(tmp_path, shared_data):
     assert "| hblcoclust | paper |" in (tmp_path / "categorical.md").read_text()
 
 
+@pytest.mark.slow
 def test_text(tmp_path, shared_data):
     from experiments import text
 
@@ -38,6 +39,7 @@ def test_text(tmp_path, shared_data):
     assert res["classic3"]["hblcoclust"]["n_coclusters"] > 0 and "spectral" in res["classic3"]
 
 
+@pytest.mark.slow
 def test_scaling(tmp_path, shared_data):
     from experiments import scaling
 
@@ -63,6 +65,7 @@ def test_scaling(tmp_path, shared_data):
     assert (tmp_path / "scaling.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_scaling_with_one_size_plots_a_dot_and_fits_no_line(tmp_path, shared_data):
     from experiments import scaling
 

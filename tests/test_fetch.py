@@ -161,6 +161,7 @@ def _serve_movielens(monkeypatch, shared, srv, with_details=True):
 
 
 @pytest.mark.data
+@pytest.mark.slow
 def test_train_fetches_movielens_and_imdb_details_on_first_use(tmp_path, monkeypatch, shared_data):
     home = tmp_path / "home"
     with Server({}) as srv:
@@ -187,6 +188,7 @@ def test_no_download_keeps_the_message(tmp_path):
 
 
 @pytest.mark.data
+@pytest.mark.slow
 def test_falls_back_to_genres_when_the_details_cannot_be_had(tmp_path, monkeypatch, shared_data):
     home = tmp_path / "home"
     with Server({}) as srv:

@@ -128,6 +128,7 @@ def test_relations_use_training_ratings_only():
     ),
     st.booleans(),
 )
+@pytest.mark.slow
 def test_relations_are_their_definition(rows, attr_rows, text_ids):
     """Every (user, feature) pair as the module docstring defines it, computed the plain way."""
     ratings = pd.DataFrame(rows, columns=["user", "item", "rating"])
@@ -275,6 +276,7 @@ def test_benchmark_readers_say_where_to_get_missing_files(tmp_path):
             read_corpus(name, tmp_path)
 
 
+@pytest.mark.slow
 def test_newsgroups_columns_do_not_depend_on_the_hash_seed(tmp_path):
     """The same tarball gives the same matrix in every process (word order was a set's order)."""
     words = " ".join(f"word{i}" for i in range(40))

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
@@ -180,6 +181,7 @@ print(json.dumps({"same": fits[1] == fits[4], "found": len(fits[1])}))
 """
 
 
+@pytest.mark.slow
 def test_threads_do_not_change_the_result():
     """One thread and four (forced through NUMBA_NUM_THREADS, whatever the machine's cores, so
     the thread pool is used even on one core) give the same co-clusters."""

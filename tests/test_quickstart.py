@@ -45,6 +45,7 @@ def env(tmp_path):
     return {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
 
 
+@pytest.mark.slow
 def test_the_first_commands_install_and_run_the_demo(tmp_path, env):
     (first,) = bash_blocks(None)
     assert first[0].startswith("pip install . && recsys demo") and first[1].startswith("bash .ci/run")
@@ -72,6 +73,7 @@ def test_the_first_commands_install_and_run_the_demo(tmp_path, env):
 
 
 @pytest.mark.data
+@pytest.mark.slow
 def test_the_quick_start_runs_as_written(shared_data, tmp_path, env):
     (block,) = bash_blocks("Quick start")
     (tmp_path / "me.csv").write_text("item,rating\n50,5\n181,4\n1,2\n172,5\n127,1\n")  # as the README says

@@ -128,6 +128,7 @@ def test_the_network_check_can_fail(tmp_path):
     assert requests == ["http://127.0.0.1:9/pixel.png"]
 
 
+@pytest.mark.slow
 def test_evaluation_page_renders_every_method_and_requests_nothing(tmp_path):
     """``recsys evaluate --report``'s page in a real browser: a ROC curve per like/dislike method,
     a row per list method with its interval, the chosen settings; nothing fetched."""

@@ -52,6 +52,7 @@ def test_a_budget_no_user_reaches_changes_nothing():
 
 
 @pytest.mark.parametrize("n_neighbours", [1, 7, 500])
+@pytest.mark.slow
 def test_sparse_similarities_are_the_dense_ones(monkeypatch, n_neighbours):
     rng = np.random.default_rng(3)
     # few distinct co-clusters, so that many similarities tie (ties go by index on both paths)
@@ -221,6 +222,7 @@ def test_progress_redraws_in_place_on_a_terminal():
 
 
 @pytest.mark.data
+@pytest.mark.slow
 def test_train_stops_before_fitting_when_the_estimate_is_over_the_limit(shared_data, tmp_path):
     from kit import recsys
 

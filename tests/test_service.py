@@ -252,6 +252,7 @@ def test_a_thousand_malformed_requests_break_nothing(server, model):
     assert server.proc.poll() is None
 
 
+@pytest.mark.slow
 def test_reload_swaps_models_without_losing_a_request(models, model):
     server = Server(models["a"])
     try:
@@ -315,6 +316,7 @@ def test_reload_is_refused_from_outside_the_loopback(models):
     assert r.status_code == 403 and "loopback address only" in r.json()["detail"]
 
 
+@pytest.mark.slow
 def test_every_worker_follows_a_reload(models):
     server = Server(models["a"], "--workers", "2")
     try:
@@ -352,6 +354,7 @@ def test_a_worker_still_loading_catches_up_with_a_reload(models, tmp_path, monke
     assert second.current().generation == 1 and second.current().path == str(models["b"].resolve())
 
 
+@pytest.mark.slow
 def test_serve_refuses_a_broken_model_or_a_busy_port(models, server):
     r = run_cli("serve", str(models["broken"]), "--port", str(free_port()))
     assert r.returncode == 2 and r.stderr.startswith("error: ") and "corrupt model files" in r.stderr

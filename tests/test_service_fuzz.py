@@ -49,6 +49,7 @@ def with_known_ids(case, user, item, ratings) -> None:
         case.body["ratings"] = [{"item": item, "rating": value} for item, value in ratings]
 
 
+@pytest.mark.slow
 def test_fuzzed_requests_never_get_a_5xx(served):
     server, model = served
     fp = model.profiles_

@@ -153,6 +153,7 @@ def slow_client(port: int, part: str, closed_after: list, stop: threading.Event)
         closed_after.append(time.monotonic() - t0)
 
 
+@pytest.mark.slow
 def test_slow_clients_are_cut_off_while_others_are_served(server, model):
     """Twenty slow clients (headers or body a byte at a time) are cut off at the deadlines while
     twenty people use the page: nobody waits behind them.  Latencies are read against the same
@@ -206,6 +207,7 @@ def test_slow_clients_are_cut_off_while_others_are_served(server, model):
     assert beside <= 2 * alone + 0.05 and beside < 1.0, (alone, beside)
 
 
+@pytest.mark.slow
 def test_a_silent_connection_is_closed_and_answered_408(server):
     with socket.create_connection(("127.0.0.1", server.port), timeout=15) as s:
         t0 = time.monotonic()
@@ -227,6 +229,7 @@ def worker_models(server: Server, seconds: float) -> dict:
     return seen
 
 
+@pytest.mark.slow
 def test_two_reloads_at_once_leave_every_worker_on_one_model(models):
     server = Server(models["a"], "--workers", "2")
     try:
@@ -266,6 +269,7 @@ def replace_directory(path: Path, source: Path) -> None:
     shutil.rmtree(old)
 
 
+@pytest.mark.slow
 def test_a_directory_replaced_during_reloads_never_serves_a_mixture(models, tmp_path):
     from recsys.store import load_with_hash
 

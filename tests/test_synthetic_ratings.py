@@ -244,6 +244,7 @@ def test_command_line_names_a_structure(tmp_path):
 
 
 @pytest.mark.parametrize("structure", sorted(STRUCTURES))
+@pytest.mark.slow
 def test_every_structure_delivers_the_ratings_asked(structure):
     """A steep head leaves the tail's movies almost never drawn: the draw still gives every user
     their count (a head of 98 % once delivered 65 % of the ratings asked), and the head asked."""
