@@ -3,7 +3,9 @@ methods, and writing results."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -50,6 +52,18 @@ PAPER_RESULTS = {
     ("multi10", "hblcoclust"): (2819.33, 1.0, 0.16, 661.0, 0.82, 0.14, 0.33),
     ("multi10", "spectral"): (10, 1.0, None, None, 0.57, 0.55, None),
 }
+
+
+@contextlib.contextmanager
+def working_directory(path):
+    """Run the block in ``path`` (``contextlib.chdir`` from Python 3.11 on): for libraries that
+    write beside the working directory, as cornac's ``Experiment`` writes its log."""
+    here = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(here)
 
 
 def provenance(started: float, **extra) -> dict:

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from .common import RESULTS, provenance, provenance_md
+from .common import RESULTS, provenance, provenance_md, working_directory
 
 
 def rated_last_ease():
@@ -86,7 +87,8 @@ def run_fold(fold: str, chosen: dict, home: Path) -> dict:
         rated_last_ease()(lamb=chosen["ease"]["lamb"], input=chosen["ease"]["input"]),
     ]
     experiment = cornac.Experiment(method, models, [cornac.metrics.NDCG(k=10)], verbose=False)
-    experiment.run()
+    with tempfile.TemporaryDirectory() as scratch, working_directory(scratch):  # cornac's log goes there
+        experiment.run()
     ndcg = {r.model_name: float(r.metric_avg_results["NDCG@10"]) for r in experiment.result}
     return {
         "ndcg@10": ndcg,

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 from kit import FAST, taste_data
 
+from experiments.common import working_directory
+
 cornac = pytest.importorskip("cornac")
 
 from recsys.cornac_recommender import CoClusterRecommender  # noqa: E402
@@ -12,14 +14,15 @@ from recsys.model.listing import list_score_rows  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def experiment():
+def experiment(tmp_path_factory):
     train, test, attrs, items = taste_data()
     triples = [list(f[["user", "item", "rating"]].itertuples(index=False, name=None)) for f in (train, test)]
     method = cornac.eval_methods.BaseMethod.from_splits(*triples, rating_threshold=4.0, exclude_unknowns=True, seed=0)
     ours = CoClusterRecommender(item_attributes=attrs, items=items, like_params=FAST, dislike_params=FAST, item_l2=50.0)
     popular = cornac.models.MostPop()
     run = cornac.Experiment(method, [ours, popular], [cornac.metrics.NDCG(k=10)], verbose=False)
-    run.run()
+    with working_directory(tmp_path_factory.mktemp("cornac")):  # cornac writes its log there
+        run.run()
     return method, ours, {r.model_name: r.metric_avg_results["NDCG@10"] for r in run.result}
 
 
