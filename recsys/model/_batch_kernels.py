@@ -319,7 +319,7 @@ def _neighbours_of(joined, budget, m_ptr, m_idx, w, norms, k, num, touched_u, w_
     if n_j == 0:
         return
     if budget > 0 and n_j > budget:
-        sizes = np.empty(n_j, dtype=np.int64)
+        sizes = np.empty(n_j)  # float64, as every other caller's keys: smallest is compiled once
         for j in range(n_j):
             sizes[j] = m_ptr[joined[j] + 1] - m_ptr[joined[j]]
         joined = np.sort(joined[smallest(sizes, budget)])  # equal sizes: by index
@@ -331,7 +331,7 @@ def _neighbours_of(joined, budget, m_ptr, m_idx, w, norms, k, num, touched_u, w_
 def _top_neighbours(joined, n_j, m_ptr, m_idx, w, norms, k, num, touched_u, w_joined, t, out_idx, out_sim, out_len):
     """Person ``t``'s ``k`` most similar users through the co-clusters ``joined`` (increasing index):
     ``s(t, b) = sum_c w_c [b in c] / (n_t n_b)``, as :func:`recsys.model.fold_in._neighbours` adds it."""
-    n_u = 0
+    n_u = np.int64(0)  # not the literal 0: numba would compile the callees for it too
     for j in range(n_j):
         c = joined[j]
         w_joined[j] = w[c]
@@ -341,7 +341,7 @@ def _top_neighbours(joined, n_j, m_ptr, m_idx, w, norms, k, num, touched_u, w_jo
                 touched_u[n_u] = b
                 n_u += 1
             num[b] += w[c]
-    own = np.sqrt(pairwise_sum(w_joined, 0, n_j))
+    own = np.sqrt(pairwise_sum(w_joined, np.int64(0), n_j))
     users = _in_order(touched_u, n_u, num)
     sims = np.empty(n_u)
     n_pos = 0
@@ -436,12 +436,12 @@ def candidates(key, popular, listable, p_ptr, p_idx, has_likes, n, out_len, out_
             continue
         for q in range(p_ptr[t], p_ptr[t + 1]):
             flag[p_idx[q]] = True  # rated: never listed
-        n_cand = 0
+        n_cand = np.int64(0)  # not the literal 0 (see n_u above)
         for i in range(n_items):
             if listable[i] and not flag[i] and np.isfinite(key[t, i]):
                 cand[n_cand] = i
                 n_cand += 1
-        n_chosen = _best(key[t], cand, n_cand, n, chosen, 0)
+        n_chosen = _best(key[t], cand, n_cand, n, chosen, np.int64(0))
         found = 0
         for i in popular:
             if found >= n:
