@@ -223,12 +223,12 @@ def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covere
     col_bits, col_slot = entity_bitsets(Xt, n_rows, heavy_cols)  # columns over the rows
 
     rel = (X.indptr, X.indices, Xt.indptr, Xt.indices, row_bits, row_slot, col_bits, col_slot)
-    lists = (seeds.row_ptr, seeds.row_idx, seeds.col_ptr, seeds.col_idx)
+    seed_lists = (seeds.row_ptr, seeds.row_idx, seeds.col_ptr, seeds.col_idx)
 
     def run(which, row_ptr, col_ptr, rows, cols, write):
         sizes = np.empty((len(which), 2), dtype=np.int64)
         for_ranges(
-            _regions, len(which), rel, lists, which, min_rows, min_cols, row_ptr, rows, col_ptr, cols, sizes, write
+            _regions, len(which), rel, seed_lists, which, min_rows, min_cols, row_ptr, rows, col_ptr, cols, sizes, write
         )
         return sizes[:, 0], sizes[:, 1]
 
@@ -241,7 +241,7 @@ def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covere
     if skip_covered and len(kept):
         size = nr[kept] * nc[kept]
         order = kept[np.lexsort((kept, -size))]
-        covering = _first_covering(rel, lists, order, n_rows, n_cols, int(nr.max()), int(nc.max()))
+        covering = _first_covering(rel, seed_lists, order, n_rows, n_cols, int(nr.max()), int(nc.max()))
         kept = np.sort(covering)
     row_ptr = np.zeros(len(kept) + 1, dtype=np.int64)
     np.cumsum(nr[kept], out=row_ptr[1:])

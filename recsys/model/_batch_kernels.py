@@ -436,7 +436,7 @@ def candidates(key, popular, listable, p_ptr, p_idx, has_likes, n, out_len, out_
             continue
         for q in range(p_ptr[t], p_ptr[t + 1]):
             flag[p_idx[q]] = True  # rated: never listed
-        n_cand = np.int64(0)  # not the literal 0 (see n_u above)
+        n_cand = np.int64(0)  # not the literal 0 (as n_u in _top_neighbours)
         for i in range(n_items):
             if listable[i] and not flag[i] and np.isfinite(key[t, i]):
                 cand[n_cand] = i
