@@ -59,8 +59,12 @@ class MovieData:
     notes: list = field(default_factory=list)
 
     def relations(self, kinds: list[str] | None = None, threshold: float = 2.0) -> Relations:
-        """The paper's like/dislike relations of the training ratings."""
-        return build_relations(self.train, self.attributes, threshold=threshold, kinds=kinds)
+        """The paper's like/dislike relations of the training ratings; of interactions (no rating
+        column: implicit feedback), every one a like."""
+        train = self.train
+        if "rating" not in train.columns:
+            train, threshold = train.assign(rating=1.0), 0.0
+        return build_relations(train, self.attributes, threshold=threshold, kinds=kinds)
 
 
 def default_split(name: str, evaluating: bool = False) -> str:

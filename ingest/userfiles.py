@@ -17,6 +17,11 @@ semicolon or tab).  Every error names the file and the line.
 
 **Duplicates**: the same (user, item) rated twice is an error naming both lines, unless
 ``duplicates="last"`` (keep the later line) or ``"mean"`` (average them) says what to do.
+
+**Interactions** (implicit feedback: plays, views, clicks, purchases): a ratings file without a
+rating column is read as ``user, item`` and optionally ``count`` (``plays``, ``clicks``, … ; a
+positive number, 1 when absent) and ``timestamp``; a pair on several lines is several
+interactions, their counts added.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ ALIASES = {
         "course_id",
     ),
     "rating": ("rating", "score", "stars", "value", "grade", "book_rating"),
+    "count": ("count", "counts", "plays", "play_count", "playcount", "clicks", "views", "quantity", "weight"),
     "timestamp": ("timestamp", "time", "date", "ts", "datetime"),
 }
 SINGULAR = {
@@ -196,12 +202,22 @@ def _arrow(values: pd.Series):
     return pa.chunked_array(values.array.__arrow_array__())
 
 
-def read_ratings(path: str | Path, columns: dict | None = None, duplicates: str = "error") -> pd.DataFrame:
-    """A ratings file as ``user, item, rating[, timestamp]`` (see the module docstring)."""
+def read_ratings(
+    path: str | Path, columns: dict | None = None, duplicates: str = "error", implicit: bool | None = None
+) -> pd.DataFrame:
+    """A ratings file as ``user, item, rating[, timestamp]``, or a file of interactions as ``user,
+    item, count[, timestamp]`` (see the module docstring).  ``implicit``: ``None`` reads a file
+    without a rating column as interactions; ``False`` requires the rating column; ``True`` reads
+    every line as an interaction whatever its columns."""
     df, path, lines = _read(path, "ratings")
-    cols = _map_columns(
-        df, path, ("user", "item", "rating", "timestamp"), ("user", "item", "rating"), columns, "--ratings-columns"
-    )
+    wanted = ("user", "item", "rating", "count", "timestamp")
+    required = ("user", "item") if implicit is not False else ("user", "item", "rating")
+    cols = _map_columns(df, path, wanted, required, columns, "--ratings-columns")
+    interactions = implicit is True or "rating" not in cols
+    if interactions:
+        cols.pop("rating", None)
+    else:
+        cols.pop("count", None)
     out = pd.DataFrame({role: df[col] for role, col in cols.items()})
     for role in ("user", "item"):
         ids = out[role].str.strip()
@@ -209,13 +225,18 @@ def read_ratings(path: str | Path, columns: dict | None = None, duplicates: str 
         if len(empty):
             raise DataFormatError(f"{path}:{lines[empty[0]]}: {role} is empty")
         out[role] = _ids(ids)
-    rating = _numbers(out["rating"].str.strip())
-    bad = np.flatnonzero(~np.isfinite(rating))
-    if len(bad):
-        raise DataFormatError(
-            f"{path}:{lines[bad[0]]}: rating must be a number, got {df[cols['rating']].iloc[bad[0]]!r}"
-        )
-    out["rating"] = rating
+    value = "count" if interactions else "rating"
+    if value in out:
+        numbers = _numbers(out[value].str.strip())
+        bad = np.flatnonzero(~np.isfinite(numbers) | ((numbers <= 0) if interactions else False))
+        if len(bad):
+            what = "a positive number" if interactions else "a number"
+            raise DataFormatError(
+                f"{path}:{lines[bad[0]]}: {value} must be {what}, got {df[cols[value]].iloc[bad[0]]!r}"
+            )
+        out[value] = numbers
+    elif interactions:
+        out["count"] = 1.0
     if "timestamp" in out:
         raw = out["timestamp"].str.strip()
         ts = pd.Series(_numbers(raw), index=raw.index)  # seconds since the epoch, or …
@@ -229,18 +250,32 @@ def read_ratings(path: str | Path, columns: dict | None = None, duplicates: str 
                 )
             ts[dates] = (parsed - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(seconds=1)
         out["timestamp"] = ts.to_numpy(dtype=np.int64)
+    if interactions:
+        return interaction_counts(out)
     return resolve_duplicates(out, path, duplicates, lines)
 
 
-def read_person(path: str | Path, columns: dict | None = None) -> pd.DataFrame:
+def interaction_counts(interactions: pd.DataFrame) -> pd.DataFrame:
+    """Interactions with each (user, item) pair once: a repeated pair is more of the same (a play
+    log lists every play), its counts added and its latest timestamp kept."""
+    if not _any_repeated_pair(interactions):
+        return interactions
+    agg = {"count": "sum", **({"timestamp": "max"} if "timestamp" in interactions else {})}
+    return interactions.groupby(["user", "item"], sort=False, as_index=False).agg(agg)
+
+
+def read_person(path: str | Path, columns: dict | None = None, implicit: bool = False) -> pd.DataFrame:
     """One person's ratings, ``item, rating`` (a header, then a line per rating; the same names,
-    delimiters and checks as :func:`read_ratings`)."""
+    delimiters and checks as :func:`read_ratings`); ``implicit``: their items, ``item`` alone (a
+    rating or count column, if any, is not read; an item on several lines is one)."""
     df, path, lines = _read(path, "ratings")
-    cols = _map_columns(df, path, ("item", "rating"), ("item", "rating"), columns, None)
+    cols = _map_columns(df, path, ("item", "rating"), ("item",) if implicit else ("item", "rating"), columns, None)
     out = pd.DataFrame({"item": df[cols["item"]].str.strip().to_numpy(dtype=object)})
     empty = np.flatnonzero((out["item"] == "").to_numpy())
     if len(empty):
         raise DataFormatError(f"{path}:{lines[empty[0]]}: item is empty")
+    if implicit:
+        return out.drop_duplicates(ignore_index=True)
     rating = _numbers(df[cols["rating"]].str.strip())
     bad = np.flatnonzero(~np.isfinite(rating))
     if len(bad):

@@ -41,6 +41,7 @@ def fingerprint(ratings, attributes=None) -> str:
     for df, cols in ((ratings, ["user", "item", "rating"]), (attributes, ["item", "kind", "value"])):
         if df is None or len(df) == 0:
             continue
+        cols = [c for c in cols if c in df.columns]  # interactions have no rating
         row_hashes = pd.util.hash_pandas_object(df[cols], index=False).to_numpy()
         h.update(np.sort(row_hashes).tobytes())
     return h.hexdigest()

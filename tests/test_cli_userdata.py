@@ -58,7 +58,7 @@ def test_own_data_trains_evaluates_and_reports(books, tmp_path):
         ("reader,book,stars\nr1,b1,5\nr1,b2,great\n", None, "ratings.csv:3: rating must be a number"),
         ("reader,book,stars\nr1,b1,5\nr2,b1,2\nr1,b1,3\n", None, "ratings.csv:2, 4: user r1 rates item b1 twice"),
         ("reader,book,stars\nr1,b1,5\n", "book,genres\nb1,x\nb1,y\n", "items.csv:3: item b1 appears twice"),
-        ("reader,book\nr1,b1\n", None, "ratings.csv:1: the header ['reader', 'book'] has no rating column"),
+        ("reader,book,plays\nr1,b1,3\nr1,b2,-2\n", None, "ratings.csv:3: count must be a positive number, got '-2'"),
     ],
 )
 def test_malformed_files_one_line_exit_2_nothing_written(tmp_path, ratings, items, where):

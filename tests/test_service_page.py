@@ -9,6 +9,7 @@ import os
 import shutil
 
 import pytest
+from kit import FAST
 from service_kit import HOSTILE, Server, train_demo
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -116,3 +117,40 @@ def test_the_api_reference_renders_offline(server, browser):
     for path in ("/items/starters", "/recommendations", "/users/{user}/recommendations", "/health"):
         assert path in text, path
     assert all(u.startswith(server.url) for u in asked), asked  # nothing from a CDN: it works offline
+
+
+@pytest.fixture(scope="module")
+def implicit_server(tmp_path_factory):
+    """A model of plays (no ratings: implicit feedback), served."""
+    from test_implicit import plays
+
+    from recsys.model import ProfileRecommender
+    from recsys.store import save
+
+    out = tmp_path_factory.mktemp("implicit") / "model"
+    save(ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(plays()), out, {"split": "all"})
+    s = Server(out)
+    yield s
+    s.stop()
+
+
+def test_a_new_person_picks_items_of_a_model_of_plays(implicit_server, browser):
+    """No stars and no like chance for a model of implicit feedback: a person picks the items they
+    chose and gets a list whose reasons name the groups who chose both; their report has no dislike side."""
+    page = browser.new_page()
+    page.goto(implicit_server.url + "/")
+    assert "Pick a few items" in page.locator("h1").inner_text()
+    expect(page.locator("#results li[data-item]")).to_have_count(12)
+    assert page.locator("#results button[data-rating]").count() == 0
+    for k in range(3):
+        row = page.locator("#results li[data-item]").nth(k)
+        row.locator("button", has_text="I chose it").click()
+        expect(page.locator("#rated li")).to_have_count(k + 1)
+    expect(page.locator("#recommendations > li")).to_have_count(10)
+    reasons = page.locator("#recommendations").inner_text()
+    assert "you chose" in reasons and "your items" in reasons and "like-probability" not in reasons
+    assert "users who chose" in page.locator("#groups").inner_text()
+    assert page.locator("#status").inner_text() == ""
+    page.goto(implicit_server.url + "/users/u0/report")
+    text = page.locator("body").inner_text()
+    assert "What this user chooses" in text and "Dislikes" not in text and "dislike co-clusters" not in text

@@ -267,3 +267,20 @@ def test_a_childs_peak_is_its_own_not_what_the_benchmark_held_when_it_forked(tmp
     seconds, peak_mb, text = child([sys.executable, "-m", "json.tool", "--help"], tmp_path / "c.log")
     assert held.sum() > 0 and "usage" in text and seconds > 0
     assert 5 < peak_mb < 200, peak_mb
+
+
+def test_play_counts_are_seeded_heavy_tailed_and_follow_the_stars(tmp_path):
+    from benchmarks.synthetic_ratings import MAX_PLAYS, Shape, plays_of, write
+
+    stars = np.tile([1, 2, 3, 4, 5], 2000)
+    ratings = pd.DataFrame(
+        {"user": np.repeat(np.arange(2000), 5), "item": np.tile(np.arange(5), 2000), "rating": stars}
+    )
+    p = plays_of(ratings, seed=3)
+    assert list(p.columns) == ["user", "item", "count"] and p["count"].between(1, MAX_PLAYS).all()
+    assert p.equals(plays_of(ratings, seed=3)) and not p.equals(plays_of(ratings, seed=4))
+    mean = p.groupby(stars)["count"].mean()
+    assert mean.is_monotonic_increasing and p["count"].max() > 20 * p["count"].median()  # a heavy tail
+    first, _ = write(Shape.like_movielens(20_000, seed=1), tmp_path, plays=True)
+    written = pd.read_csv(first)
+    assert first.name == "plays.csv" and "rating" not in written and len(written) > 15_000

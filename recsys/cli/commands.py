@@ -125,6 +125,7 @@ def train(
 ) -> None:
     """Fit the like/dislike profiles and the evidence weights on a training split; save the model."""
     from ..model import ProfileRecommender
+    from ..model.feedback import resolve
     from ..model.memory import check_memory
     from ..model.settings import scales
     from ..provenance import provenance
@@ -136,6 +137,12 @@ def train(
         raise ParameterError(f"--max-memory must be a positive number of GB, got {max_memory}")
     loaded = _load(data, quiet)
     train = loaded.train
+    if resolve(recommender.feedback, train) == "implicit" and "rating" not in train.columns:
+        typer.secho(
+            f"note: {data.ratings} has no rating column: read as interactions (implicit feedback)",
+            err=True,
+            fg=typer.colors.YELLOW,
+        )
     check_memory(
         len(train),
         train["user"].nunique(),
@@ -154,10 +161,12 @@ def train(
     save(recommender, out, stamp)
     r = recommender.report_
     if not quiet:
-        typer.echo(
-            f"trained in {r['timings']['fit']:.1f} s: {r['like_coclusters']:,} like and "
-            f"{r['dislike_coclusters']:,} dislike co-clusters → {out}"
+        found = (
+            f"{r['like_coclusters']:,} co-clusters of the interactions"
+            if recommender.fitted_.implicit
+            else f"{r['like_coclusters']:,} like and {r['dislike_coclusters']:,} dislike co-clusters"
         )
+        typer.echo(f"trained in {r['timings']['fit']:.1f} s: {found} → {out}")
 
 
 @app.command()
@@ -206,7 +215,10 @@ def recommend(
     mode: str = MODE,
     n: int = typer.Option(10, "-n", help="How many movies."),
     ratings: Path = typer.Option(
-        None, "--ratings", help="A new person's ratings (item,rating lines with a header): their list, no refit."
+        None,
+        "--ratings",
+        help="A new person's ratings (item,rating lines with a header; for a model of interactions, item lines): "
+        "their list, no refit.",
     ),
     users: Path = typer.Option(None, "--users", help="Lists for every user of this file (one id a line)."),
     fmt: str = output_format("text", "json", "csv", note=" (text has the reasons; with --users text is csv)"),
@@ -233,17 +245,7 @@ def recommend(
         return
     model = _load_model(model_dir)
     if ratings is not None:
-        from ingest.userfiles import read_person
-
-        person = read_person(ratings)
-        unknown = [i for i, k in zip(person["item"], model.profiles_.item_index(person["item"].tolist())) if k < 0]
-        if unknown:
-            typer.secho(
-                f"note: {len(unknown)} rated item(s) not in the model, ignored: {', '.join(unknown[:5])}",
-                err=True,
-                fg=typer.colors.YELLOW,
-            )
-        recs, who = model.recommend(person, n), "you"
+        recs, who = model.recommend(_person(model, ratings), n), "you"
     else:
         recs, who = model.recommend(user, n, mode=mode), user
     if fmt == "csv":
@@ -251,12 +253,33 @@ def recommend(
         return
     from ..files import atomic_open, json_default
 
-    text = json.dumps(recs, default=json_default) if fmt == "json" else "\n".join(recommendation_lines(recs, who, mode))
+    feedback = model.profiles_.feedback
+    text = (
+        json.dumps(recs, default=json_default)
+        if fmt == "json"
+        else "\n".join(recommendation_lines(recs, who, mode, feedback))
+    )
     if out is None:
         typer.echo(text)
         return
     with atomic_open(out) as f:
         f.write(text + "\n")
+
+
+def _person(model, ratings: Path):
+    """A new person's ratings file (their items, for a model of interactions), read; a note names
+    the items the model does not know (ignored)."""
+    from ingest.userfiles import read_person
+
+    person = read_person(ratings, implicit=model.fitted_.implicit)
+    unknown = [i for i, k in zip(person["item"], model.profiles_.item_index(person["item"].tolist())) if k < 0]
+    if unknown:
+        typer.secho(
+            f"note: {len(unknown)} rated item(s) not in the model, ignored: {', '.join(unknown[:5])}",
+            err=True,
+            fg=typer.colors.YELLOW,
+        )
+    return person
 
 
 @app.command()
@@ -334,6 +357,8 @@ def evaluate(
         raise ParameterError(
             f"split {loaded.split!r} has no test ratings to evaluate on; use e.g. --split random:0.2:0"
         )
+    if model.implicit or "rating" not in loaded.train.columns:
+        protocol = _implicit(protocol, setup, methods is not None)
     res = run_evaluation(
         loaded.train,
         loaded.test,
@@ -349,6 +374,20 @@ def evaluate(
 
         write_evaluation(res, report_file)
     _show(fmt == "json", res, lambda: text_lines(res) + ([f"report: {report_file}"] if report_file else []))
+
+
+def _implicit(protocol, setup, chosen: bool):
+    """The protocol for interactions (implicit feedback): lists only, so like/dislike methods the
+    user ``chosen`` are an error (those of the default set are left out)."""
+    from dataclasses import replace
+
+    like_only = [m for m in setup.methods if m not in setup.rankers]
+    if chosen and like_only:
+        raise ParameterError(
+            f"interactions (implicit feedback) have lists only: {', '.join(like_only)} predict likes and "
+            "dislikes; choose among the list methods"
+        )
+    return replace(protocol, implicit=True)
 
 
 def _evaluation_setup(model: ModelChoice, methods: str | None, paper_n_bands: int):

@@ -166,6 +166,7 @@ class ModelChoice:
     seed: int
     scheduler: str | None
     scaling: str = "auto"
+    implicit: bool = False
 
     def params(self, paper: bool = False) -> dict:
         """:class:`~recsys.model.ProfileRecommender` parameters (``paper``: the paper's setting)."""
@@ -179,12 +180,13 @@ class ModelChoice:
             random_state=self.seed,
             scheduler=self.scheduler,
             scaling=self.scaling,
+            feedback="implicit" if self.implicit else "auto",
         )
 
 
-def _model_choice(features, like_threshold, seed, scheduler, scaling, **coclust):
+def _model_choice(features, like_threshold, seed, scheduler, scaling, implicit, **coclust):
     # every other option of the group is an HBLCoClust override (n_bands, band_size, min_rows, …)
-    return ModelChoice(features, coclust, like_threshold, seed, scheduler, scaling)
+    return ModelChoice(features, coclust, like_threshold, seed, scheduler, scaling, implicit)
 
 
 FEATURES = typer.Option(
@@ -216,6 +218,15 @@ MODEL = Group(
                 "--scaling",
                 help="The rules for large data: on (one fit; the item penalty grows with the like counts), "
                 "off (MovieLens 100K's settings as they are), auto (on from 500,000 ratings).",
+            ),
+        ),
+        "implicit": (
+            bool,
+            typer.Option(
+                False,
+                "--implicit",
+                help="Read every rating as an interaction (implicit feedback: lists and reasons, no "
+                "like-probability). A ratings file without a rating column is read so anyway.",
             ),
         ),
     },

@@ -52,7 +52,7 @@ scored.  Methods that cannot take a new user without refitting say so.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -67,7 +67,7 @@ from .grids import grid as declared_grid
 from .intervals import paired_bootstrap, paired_bootstrap_means
 from .methods import Method, ProfileMethod, Scores, Training
 from .metrics import fill_uncovered, metrics, tune_threshold
-from .ranking import RELEVANT, K, RankingTask, catalogue_of, list_metrics, ndcg_per_user, top_lists
+from .ranking import RECALL_K, RELEVANT, K, RankingTask, catalogue_of, list_metrics, ndcg_per_user, top_lists
 from .registry import method_factories
 from .selection import Choice, sweep
 
@@ -125,7 +125,8 @@ class Protocol:
     share of the training ratings that tunes settings and cut-offs; the grids (``small`` or
     ``full``); the bootstrap resamples (0: none); whether top-N lists are measured, and lists for
     users held out of training (``strong``: that share of the users, ``strong_history``: the share
-    of each one's ratings given at prediction time)."""
+    of each one's ratings given at prediction time); ``implicit``: the data are interactions
+    (:func:`as_interactions`): lists only, every held-out interaction relevant."""
 
     like_threshold: float = 2.0
     seed: int = 0
@@ -135,6 +136,7 @@ class Protocol:
     topn: bool = True
     strong: float = 0.1
     strong_history: float = 0.8
+    implicit: bool = False
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,15 @@ class Setup:
     list_controls: dict = field(default_factory=lambda: dict(LIST_CONTROLS))
     grids: dict = field(default_factory=dict)
     blended: tuple = BLENDED
+
+
+def as_interactions(ratings, protocol: Protocol):
+    """Interactions (implicit feedback) as the protocol measures lists: every one a relevant like, a
+    rating of at least :data:`~recsys.evaluation.ranking.RELEVANT` above the like threshold — so that
+    the anchors' inputs (likes, all, relevant) are each the interactions, and every held-out
+    interaction is relevant.  The profile model reads them as interactions (its ``feedback``)."""
+    value = float(max(RELEVANT, protocol.like_threshold + 1))
+    return ratings[["user", "item"]].drop_duplicates().assign(rating=value)
 
 
 def split_for_tuning(ratings, fraction: float = 0.1, seed: int = 0):
@@ -266,9 +277,7 @@ def _list_final(run: _Run, name: str, choice: Choice, task: RankingTask) -> None
     """A tuned ranker: its lists for the test users."""
     final, fit_s = run.final(name, choice.point)
     t = time.perf_counter()
-    lists = top_lists(final, task)
-    res = list_metrics(lists, task.relevant, len(task.catalogue))
-    run.user_ndcg[name] = ndcg_per_user(lists, task.relevant)
+    res = _measured(run, name, final, task)
     res.update(
         seconds=time.perf_counter() - t,
         fit_seconds=fit_s,
@@ -343,6 +352,9 @@ def evaluate(
     protocol, setup = protocol or Protocol(), setup or Setup()
     say = progress or (lambda message: None)
     t0 = time.perf_counter()
+    if protocol.implicit:
+        train, test = as_interactions(train, protocol), as_interactions(test, protocol)
+        setup = replace(setup, methods=(), profile={**setup.profile, "feedback": "implicit"})
     run = _prepare(train, test, attributes, items, protocol, setup)
     rankers = [r for r in setup.rankers if r in run.makers] if protocol.topn else []
     tune_task = RankingTask.of(run.fit.ratings, run.tune, run.catalogue) if rankers else None
@@ -396,6 +408,10 @@ def _prepare(train, test, attributes, items, protocol: Protocol, setup: Setup) -
         protocol.like_threshold, protocol.seed, profile_params, setup.paper or PAPER_PARAMS, setup.paper_features
     )
     grids = {name: setup.grids.get(name) or declared_grid(name, protocol.grid) for name in makers}
+    if protocol.implicit:  # the anchors' inputs (likes, all, relevant) are each the interactions: one is tried
+        grids = {
+            name: [p for p in points if p.get("input", "all") == "all"] or points for name, points in grids.items()
+        }
     run = _Run(
         protocol=protocol,
         train=Training(train, attributes, items),
@@ -409,6 +425,8 @@ def _prepare(train, test, attributes, items, protocol: Protocol, setup: Setup) -
         catalogue=catalogue_of(train, items),
         profile_params=profile_params,
     )
+    if protocol.implicit:  # lists only: no like/dislike to measure
+        return run
     _check_both_classes(run.y, "test ratings", "give more ratings, or a larger test fraction")
     _check_both_classes(
         run.y_tune,
@@ -440,6 +458,14 @@ def _ablate(run: _Run, setup: Setup, say) -> None:
         run.ablations[name] = _control(run, name, overrides, run.profile_params)
 
 
+def _measured(run: _Run, name: str, ranker, task: RankingTask) -> dict:
+    """The test figures of ``ranker``'s lists (recall also at :data:`~recsys.evaluation.ranking.RECALL_K`),
+    its NDCG@10 per user kept for the intervals under ``name``."""
+    lists = top_lists(ranker, task, k=RECALL_K)
+    run.user_ndcg[name] = ndcg_per_user(lists, task.relevant)
+    return list_metrics(lists, task.relevant, len(task.catalogue), recall_k=RECALL_K)
+
+
 def _list_controls(run: _Run, setup: Setup, task: RankingTask, say) -> None:
     """The profile model's lists at its chosen point with ``setup.list_controls``' overrides."""
     point = run.lists["profile"]["params"]
@@ -448,9 +474,7 @@ def _list_controls(run: _Run, setup: Setup, task: RankingTask, say) -> None:
         t = time.perf_counter()
         method = ProfileMethod(point, **{**run.profile_params, **overrides}).fit(run.train)
         run.controls_fitted[name] = method
-        lists = top_lists(method, task)
-        res = list_metrics(lists, task.relevant, len(task.catalogue))
-        run.user_ndcg[name] = ndcg_per_user(lists, task.relevant)
+        res = _measured(run, name, method, task)
         run.list_controls[name] = {**res, "seconds": time.perf_counter() - t, "control": overrides, "params": point}
 
 
@@ -480,9 +504,7 @@ def _blended_lists(run: _Run, setup: Setup, tune_task: RankingTask, test_task: R
             continue
         say(f"{name}_blend (control of the lists): {name} with the lists' blend chosen on the tuning part")
         blend, report = choose_blend(tuned, profile_tuned, tune_task, pop_tune, run.protocol.seed)
-        lists = top_lists(Blended(final, profile_final, blend, pop_test, test_task), test_task)
-        res = list_metrics(lists, test_task.relevant, len(test_task.catalogue))
-        run.user_ndcg[f"{name}_blend"] = ndcg_per_user(lists, test_task.relevant)
+        res = _measured(run, f"{name}_blend", Blended(final, profile_final, blend, pop_test, test_task), test_task)
         run.list_controls[f"{name}_blend"] = {
             **res,
             "seconds": time.perf_counter() - t,
@@ -505,9 +527,10 @@ def _report(run: _Run, setup: Setup, say) -> dict:
             "n_tune": int(len(run.tune)),
             "selection": "every method's setting: the best AUC (like/dislike) or NDCG@10 (lists) on the tuning part",
             "cut_off": "best balanced accuracy on the tuning part; majority and profile_paper keep their own rule",
+            "implicit": p.implicit,
         },
         "n_test": int(len(run.test)),
-        "like_share_test": float(run.y.mean()),
+        "like_share_test": None if p.implicit else float(run.y.mean()),
         "methods": {m: run.results[m] for m in METHODS if m in run.results},
         "ablations": run.ablations,
         "roc": {m: roc_points(run.y, s) for m, (s, _) in run.test_scores.items() if m not in run.ablations},
@@ -524,7 +547,7 @@ def _report(run: _Run, setup: Setup, say) -> dict:
 
 def _topn_report(run: _Run, task: RankingTask, say) -> dict:
     out = {
-        "relevant": f"test rating >= {RELEVANT:g}",
+        "relevant": "every held-out interaction" if run.protocol.implicit else f"test rating >= {RELEVANT:g}",
         "k": K,
         "candidates": "every catalogue item not rated in training",
         "catalogue": int(len(run.catalogue)),

@@ -17,9 +17,20 @@ import numpy as np
 
 from ..model.topn import RELEVANT, K, ndcg_per_user, top_k
 
-__all__ = ["K", "RELEVANT", "RankingTask", "catalogue_of", "list_metrics", "ndcg_per_user", "top_k", "top_lists"]
+__all__ = [
+    "K",
+    "RECALL_K",
+    "RELEVANT",
+    "RankingTask",
+    "catalogue_of",
+    "list_metrics",
+    "ndcg_per_user",
+    "top_k",
+    "top_lists",
+]
 
 BLOCK = 512  # users scored at once: a block × catalogue array of scores
+RECALL_K = 20  # recall is also reported at this length (the implicit-feedback literature's Recall@20)
 
 
 @dataclass
@@ -94,9 +105,10 @@ def top_lists(ranker, task: RankingTask, k: int = K, new_users: bool = False) ->
     return lists
 
 
-def list_metrics(lists: list, relevant: list, n_catalogue: int, k: int = K) -> dict:
+def list_metrics(lists: list, relevant: list, n_catalogue: int, k: int = K, recall_k: int | None = None) -> dict:
     """Precision, recall, NDCG and hit rate at ``k``, averaged over users, and catalogue coverage
-    (the share of the catalogue in some list).
+    (the share of the catalogue in some list); with ``recall_k``, recall at that length too (the
+    lists asked that long: ``top_lists(..., k=recall_k)``, whose first ``k`` are the lists of ``k``).
 
     >>> m = list_metrics([np.array([1, 2, 3])], [np.array([2, 9])], n_catalogue=10, k=3)
     >>> round(m["ndcg@3"], 4), m["recall@3"], m["catalogue_coverage"]  # (1/log2 3) / (1 + 1/log2 3)
@@ -105,7 +117,12 @@ def list_metrics(lists: list, relevant: list, n_catalogue: int, k: int = K) -> d
     hits = np.array([np.isin(rec[:k], rel).sum() for rec, rel in zip(lists, relevant, strict=True)], dtype=float)
     sizes = np.array([len(rel) for rel in relevant], dtype=float)
     seen = np.unique(np.concatenate([np.asarray(rec[:k], dtype=np.int64) for rec in lists])) if lists else []
+    out = {}
+    if recall_k is not None and lists:
+        long_hits = np.array([np.isin(rec[:recall_k], rel).sum() for rec, rel in zip(lists, relevant, strict=True)])
+        out[f"recall@{recall_k}"] = float(np.mean(long_hits / np.maximum(sizes, 1)))
     return {
+        **out,
         f"precision@{k}": float(np.mean(hits / k)) if len(lists) else float("nan"),
         f"recall@{k}": float(np.mean(hits / np.maximum(sizes, 1))) if len(lists) else float("nan"),
         f"ndcg@{k}": float(ndcg_per_user(lists, relevant, k).mean()) if len(lists) else float("nan"),

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .methods import Training
-from .ranking import RankingTask, list_metrics, top_lists
+from .ranking import RECALL_K, RankingTask, list_metrics, top_lists
 
 
 def held_out_users(ratings, share: float, history: float, seed: int):
@@ -64,9 +64,10 @@ def strong_generalisation(run, rankers: list, say) -> dict:
             continue
         t = time.perf_counter()
         method.fit(train)
-        res = list_metrics(top_lists(method, task, new_users=True), task.relevant, len(task.catalogue))
+        n = len(task.catalogue)
+        res = list_metrics(top_lists(method, task, RECALL_K, new_users=True), task.relevant, n, recall_k=RECALL_K)
         known = run.makers[name](point).fit(in_model)
-        res_in = list_metrics(top_lists(known, task), task.relevant, len(task.catalogue))
+        res_in = list_metrics(top_lists(known, task, RECALL_K), task.relevant, n, recall_k=RECALL_K)
         out["methods"][name] = {
             "supported": True,
             **res,

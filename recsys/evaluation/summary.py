@@ -38,11 +38,22 @@ def markdown_table(rows: dict, columns) -> list[str]:
 
 
 def text_lines(res: dict) -> list[str]:
-    """The whole of an evaluation (:func:`recsys.evaluation.evaluate` plus its source) as text."""
+    """The whole of an evaluation (:func:`recsys.evaluation.evaluate` plus its source) as text; of
+    interactions (implicit feedback), the lists alone."""
+    source, grids = (
+        f"{res.get('dataset', res.get('ratings_file'))} {res['split']}",
+        res["protocol"].get("grid", "small"),
+    )
+    if res["protocol"].get("implicit"):
+        lines = [
+            f"{source}: {res['n_test']:,} held-out interactions (implicit feedback: lists only, every held-out "
+            f"interaction relevant). Settings: each method's best on a held-out 10% of training ({grids} grids)."
+        ]
+        return lines + _topn_lines(res.get("topn", {}), res.get("strong")) + ["", source_line(res)]
     lines = [
-        f"{res.get('dataset', res.get('ratings_file'))} {res['split']}: {res['n_test']:,} test ratings, "
-        f"{res['like_share_test']:.1%} likes (the always-like accuracy). Settings: each method's best on a held-out "
-        f"10% of training ({res['protocol'].get('grid', 'small')} grids); cut-offs: best balanced accuracy there."
+        f"{source}: {res['n_test']:,} test ratings, {res['like_share_test']:.1%} likes (the always-like accuracy). "
+        f"Settings: each method's best on a held-out 10% of training ({grids} grids); cut-offs: best balanced "
+        "accuracy there."
     ]
     head = f"{'method':<22}" + "".join(f"{c.replace('_full', '').replace('_', ' '):>19}" for c in TEXT_COLUMNS)
     for title, group in (("methods", res["methods"]), ("ablations of profile", res["ablations"])):
@@ -75,14 +86,17 @@ def _params(r: dict) -> str:
 
 
 def _topn_lines(t: dict, strong: dict | None) -> list[str]:
+    if not t:
+        return []
     lines = ["", f"top-{t['k']} ({t['relevant']} is relevant; {t['candidates']}):"]
     ci = t.get("ci", {}).get("versus", {})
     for name, r in t["methods"].items():
         c = ci.get(name)
         diff = f"  profile − it {c['diff']:+.4f} [{c['diff_ci'][0]:+.4f}, {c['diff_ci'][1]:+.4f}]" if c else ""
+        recall20 = f"  recall@20 {r['recall@20']:.4f}" if "recall@20" in r else ""
         lines.append(
-            f"  {name:<11} ndcg {r['ndcg@10']:.4f}  precision {r['precision@10']:.4f}  recall {r['recall@10']:.4f}  "
-            f"hit rate {r['hit_rate@10']:.4f}  coverage {r['catalogue_coverage']:.4f}{diff}{_params(r)}"
+            f"  {name:<11} ndcg {r['ndcg@10']:.4f}  precision {r['precision@10']:.4f}  recall {r['recall@10']:.4f}"
+            f"{recall20}  hit rate {r['hit_rate@10']:.4f}  coverage {r['catalogue_coverage']:.4f}{diff}{_params(r)}"
         )
     for name, r in t.get("controls", {}).items():
         c = ci.get(name)

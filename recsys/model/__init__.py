@@ -14,6 +14,7 @@ module                   what it holds
 ``people``               who a score is for: a user id or a history of ratings
 ``settings``             named choices and parameter presets (the paper's, the recommender's)
 ``ratings``              accepted rating inputs, their checks, the held-out split, the baseline
+``feedback``             ratings or interactions (implicit feedback): what the data is, how it is read
 ``learning``             :func:`fit_profiles`: vocabularies → relations → co-clusters → neighbours
 ``profiles``             :class:`FittedProfiles`, :class:`CoClusters`: the learned arrays
 ``terms``                the evidence terms of a score, their logistic weights, the paper's rule

@@ -123,19 +123,20 @@ class Scored:
         score, key = self.dense(t), self.key[t].copy()
         pop, like, p = np.zeros(n), np.zeros(n), np.full(n, np.nan)
         if not self.plain:
-            from .list_blend import logit
-
             m = int(self.n_cand[t])
             c = self.cand[t, :m]
             p[c] = self.probability[t, :m]
             pop[c] = self.blend_popularity * self.popularity[t, :m]
-            like[c] = self.blend_like * logit(p[c])
+            like[c] = self.blend_like * self.like_feature(t)
         return score, key, pop, like, p
 
     def like_feature(self, t: int) -> np.ndarray:
+        """Person ``t``'s candidates' like feature: the logit of their like-probability (0 where
+        there is none: a model of implicit feedback)."""
         from .list_blend import logit
 
-        return logit(self.probability[t, : int(self.n_cand[t])])
+        p = self.probability[t, : int(self.n_cand[t])]
+        return logit(np.where(np.isnan(p), 0.5, p))
 
 
 class Lister:
@@ -220,12 +221,15 @@ class Lister:
         n_cand = np.zeros(B, dtype=np.int64)
         self._run(kern.candidates, B, key, self.popular, self.scoreable, rated.ptr, rated.idx, counts > 0,
                   int(n_candidates), n_cand, cand)  # fmt: skip
-        p = self._probabilities(people, liked, counts, lengths, key, cand, n_cand)
         from .list_blend import logit
 
         valid = np.arange(cand.shape[1])[None, :] < n_cand[:, None]
+        if state.scored:
+            p = self._probabilities(people, liked, counts, lengths, key, cand, n_cand)
+            like = logit(np.where(valid, p, 0.5))
+        else:  # implicit feedback: no like-probability (and the blend gives it no weight)
+            p, like = np.full(cand.shape, np.nan), np.zeros(cand.shape)
         popularity = np.where(valid, self.popularity[cand], np.nan)
-        like = logit(np.where(valid, p, 0.5))
         blended = np.take_along_axis(key, cand, axis=1) + blend.popularity * popularity + blend.like * like
         score = np.where(valid, blended, -np.inf)
         return Scored(key, listable, cand, n_cand, popularity, p, score, False, blend.popularity, blend.like)
@@ -351,6 +355,15 @@ class Lister:
         if bounds:
             yield one(bounds[0], serial=False)
         yield from in_threads(one, bounds[1:], workers, window=workers, first_alone=False)
+
+
+def lister_of(model) -> Lister:
+    """The :class:`Lister` of the fitted ``model`` (built on first use, kept while the fitted state
+    is the same)."""
+    cached = model.__dict__.get("_lister_cache")
+    if cached is None or cached.state is not model.fitted_ or cached.model is not model:
+        cached = model.__dict__["_lister_cache"] = Lister(model)
+    return cached
 
 
 def _vote_values(num: np.ndarray, den: np.ndarray, shrinkage: float) -> np.ndarray:

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..files import plain as _plain
+from .feedback import LIKED, LIKED_BY
 from .profiles import FittedProfiles
 from .terms import ATTRIBUTE_TERMS, TERM, VOTE_TERMS, compute_terms, paper_scores, vote
 
@@ -101,7 +102,7 @@ def _describe(fp: FittedProfiles, side: str, c: int, n_examples: int) -> dict:
         overall = fp.attribute_counts
         attrs = attrs[np.lexsort((attrs, overall[attrs], -counts_cc[attrs]))]
         per_cc = counts_cc[attrs]
-    verb = "liked" if side == "like" else "disliked"
+    verb = LIKED[fp.feedback] if side == "like" else "disliked"
     movies = [fp.item_name(i) for i in ex]
     more = len(items) - len(ex)
     text = f"{len(users)} users who {verb} " + ", ".join(movies)
@@ -196,8 +197,33 @@ def explain_prediction(model, preds, mode: str, threshold: float | None) -> Expl
             "the larger wins, ties go to like"
         )
         return ex
-    _add_terms(ex, model, u, i, threshold)
+    if model.fitted_.implicit:
+        _add_relevance(ex, model, u, i)
+    else:
+        _add_terms(ex, model, u, i, threshold)
     return ex
+
+
+def _add_relevance(ex: Explanation, model, u: int, i: int) -> None:
+    """A model of implicit feedback's relevance in its parts (they add up to the score): the item
+    model's weights from the items the user chose, the three largest named with a co-cluster
+    holding both, and the lists' popularity part."""
+    fp = model.profiles_
+    part = _contributions(fp, fp.liked.row(u), np.array([i]))[0]
+    parts = [
+        {"cocluster": c.get("cocluster"), "item": c["item"], "contribution": c["weight"], "text": c["text"]}
+        for c in part["named"]
+    ]
+    n = part["others"]["movies"]
+    if n:
+        rest = f"{n} other item{'s' if n > 1 else ''} of yours"
+        parts.append({"cocluster": None, "text": rest, "contribution": part["others"]["weight"]})
+    item_part = sum(p["contribution"] for p in parts)
+    ex.lines.append(Line("item_model", "the co-cluster item model, from the items you chose", item_part, parts=parts))
+    likes = int(fp.item_counts[0][i])
+    popularity = float(model.fitted_.list_blend.popularity * np.log1p(likes))
+    ex.lines.append(Line("popularity", f"{LIKED_BY[fp.feedback]} {likes:,} people", popularity, value=likes))
+    ex.threshold_rule = "a relevance score to rank by (implicit feedback: no like-probability, no verdict)"
 
 
 def _add_terms(ex: Explanation, model, u: int, i: int, threshold: float | None) -> None:
@@ -425,7 +451,7 @@ def explain_item_list(
         reasons = [c["text"] for c in part["named"]]
         pop, like = float(listed.popularity[i]), float(listed.like[i])
         if pop:
-            reasons.append(f"liked by {int(likes[i]):,} people ({pop:+.3f})")
+            reasons.append(f"{LIKED_BY[fp.feedback]} {int(likes[i]):,} people ({pop:+.3f})")
         if like:
             reasons.append(f"your like chance from your ratings: {listed.probability[i]:.0%} ({like:+.3f})")
         out.append(
@@ -496,7 +522,7 @@ def _contributions(fp: FittedProfiles, liked: np.ndarray, items: np.ndarray, sho
             j, w, at = int(src[r, k]), weight[r, k], pos[r, k]
             pairs = int(counts[at])
             entry = {"item": _plain(fp.items[j]), "name": fp.item_name(j), "weight": float(w), "coclusters": pairs}
-            text = f"you liked {fp.item_name(j)} ({w:+.3f})"
+            text = f"you {LIKED[fp.feedback]} {fp.item_name(j)} ({w:+.3f})"
             if pairs:
                 cocluster, held = _pair_reason(fp, int(largest[at]))
                 entry["cocluster"] = dict(cocluster)
@@ -519,7 +545,7 @@ def _pair_reason(fp: FittedProfiles, c: int) -> tuple[dict, str]:
         movies = ", ".join(e["name"] for e in d["examples"]) + (f" and {more} more" if more > 0 else "")
         memo[c] = (
             {"id": d["id"], "users": d["users"], "text": d["text"]},
-            f": {d['users']} people who liked both are in [{d['id']}], with {movies}",
+            f": {d['users']} people who {LIKED[fp.feedback]} both are in [{d['id']}], with {movies}",
         )
     return memo[c]
 
@@ -549,15 +575,15 @@ def explain_paper_list(model, u: int, cand: np.ndarray, ranking, n: int) -> list
 # -- profiles ---------------------------------------------------------------------------------
 def explain_profile(fp: FittedProfiles, u: int, top_coclusters: int = 5) -> dict:
     """The user's like and dislike profiles (the paper's: intersection removed), attributes grouped
-    by kind with their co-cluster support, movies by title, and the user's largest co-clusters."""
-    out = {
-        "user": _plain(fp.users[u]),
-        "like_coclusters": int(fp.like.of_user.lengths[u]),
-        "dislike_coclusters": int(fp.dislike.of_user.lengths[u]),
-    }
+    by kind with their co-cluster support, movies by title, and the user's largest co-clusters.
+    A model of implicit feedback has no dislikes: its profile is the like side alone, and
+    ``feedback`` says so."""
+    sides = ("like",) if fp.implicit else ("like", "dislike")
+    out = {"user": _plain(fp.users[u]), "feedback": fp.feedback}
+    out.update({f"{side}_coclusters": int(fp.coclusters(side).of_user.lengths[u]) for side in sides})
     support = {side: fp.support(side, u) for side in ("like", "dislike")}
     profile = fp.paper_profile(u, support)
-    for side in ("like", "dislike"):
+    for side in sides:
         p_items, p_attrs = profile[side]
         s_items, s_isup, s_attrs, s_asup = support[side]
         # the supports looked up at once (a heavy user's profile holds thousands of attributes)

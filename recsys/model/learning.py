@@ -80,6 +80,8 @@ class Learning:
     user_budget : int, optional
         Each user stays in at most this many co-clusters of each side, those with the fewest
         users (the most selective; :func:`most_selective`).  Unbounded by default.
+    feedback : {"explicit", "implicit"}
+        Ratings or interactions (:mod:`recsys.model.feedback`), as the profiles record it.
     max_partners : int, optional
         The item model's weights of an item use at most this many partners, those it shares the
         most likes with (:func:`~recsys.model.item_model.capped_support`); the residual model
@@ -98,6 +100,7 @@ class Learning:
     random_state: int = 0
     user_budget: int | None = None
     max_partners: int | None = None
+    feedback: str = "explicit"
 
 
 def fit_profiles(
@@ -118,7 +121,7 @@ def fit_profiles(
     with _timed(timings, "vocabularies"):
         vocab = _Vocabulary.of(ratings, item_attributes, items, universe)
     with _timed(timings, "relations"):
-        say(f"relations of {len(ratings):,} ratings")
+        say(f"relations of {len(ratings):,} {'interactions' if how.feedback == 'implicit' else 'ratings'}")
         rel = _RelationColumns.of(ratings, vocab, how.like_threshold)
     report = {"relations": rel.summary, "features": how.features}
     coclusters = {}
@@ -128,9 +131,10 @@ def fit_profiles(
                 side, rel, vocab, how.features, params, how.random_state, report, say, how.user_budget
             )
     with _timed(timings, "neighbours"):
-        say("neighbourhoods")
+        if how.n_neighbours:
+            say("neighbourhoods")
         nbrs = _neighbourhoods(coclusters, vocab, how.neighbours, how.n_neighbours, how.like_threshold, say)
-    fp = vocab.profiles(coclusters, nbrs, how.like_threshold, how.features, how.user_budget or 0)
+    fp = vocab.profiles(coclusters, nbrs, how.like_threshold, how.features, how.user_budget or 0, how.feedback)
     if how.item_l2 is not None:
         with _timed(timings, "item_model"):
             fp = _item_model(
@@ -210,7 +214,13 @@ class _Vocabulary:
         return cls(users, items_vocab, attributes, attrs_df, R, IA, _titles(items, items_vocab), rating_baseline(R))
 
     def profiles(
-        self, coclusters: dict, neighbours: dict, like_threshold: float, features: str, user_budget: int = 0
+        self,
+        coclusters: dict,
+        neighbours: dict,
+        like_threshold: float,
+        features: str,
+        user_budget: int = 0,
+        feedback: str = "explicit",
     ) -> FittedProfiles:
         mean, user_bias, item_bias = self.baseline
         return FittedProfiles(
@@ -229,6 +239,7 @@ class _Vocabulary:
             neighbours=neighbours,
             features=features,
             user_budget=int(user_budget),
+            feedback=feedback,
         )
 
 
@@ -285,7 +296,8 @@ def _cocluster(
     kind_cols = {"movies": rel.is_item, "attributes": ~rel.is_item, "all": np.ones(len(rel.is_item), dtype=bool)}
     fit_cols = np.flatnonzero(side_cols & kind_cols[features])
     Xs = rel.X[:, fit_cols].tocsr()
-    say(f"co-clustering the {side} relation ({Xs.nnz:,} relations)")
+    if Xs.nnz:  # implicit feedback has no dislike relation: nothing to say
+        say(f"co-clustering the {side} relation ({Xs.nnz:,} relations)")
     steps = lambda step, done: tell(say, done, COCLUSTER_STEPS.get(step, step))  # noqa: E731
     on = cluster.current()  # the fit's own client (recsys.model.cluster), not one more connection
     fit_params = {**params, "scheduler": on} if on is not None and params.get("backend") == "dask" else params

@@ -60,14 +60,10 @@ def candidates(blend, at_least: int) -> int:
 
 
 def lister(model):
-    """The :class:`~recsys.model.batch.Lister` of the fitted model (built on first use, kept while
-    the fitted state is the same)."""
-    from .batch import Lister
+    """The model's :class:`~recsys.model.batch.Lister` (:func:`recsys.model.batch.lister_of`)."""
+    from .batch import lister_of
 
-    cached = model.__dict__.get("_lister_cache")
-    if cached is None or cached.state is not model.fitted_ or cached.model is not model:
-        cached = model.__dict__["_lister_cache"] = Lister(model)
-    return cached
+    return lister_of(model)
 
 
 def user_list(model, user, n: int, mode: str, exclude_rated: bool) -> list[dict]:
@@ -84,10 +80,14 @@ def user_list(model, user, n: int, mode: str, exclude_rated: bool) -> list[dict]
     return item_list(model, rated_of(fp, u), rated, n, lambda items: user_probability(model, u, items))
 
 
-def history_list(model, ratings, n: int) -> list[dict]:
+def history_list(model, ratings, n: int, mode: str = "scored") -> list[dict]:
     """The ``n`` best items for a person given by a history of ratings (items the model does not
     know are ignored), with the same reasons; the items rated are never listed; nothing is refitted."""
     from .fold_in import Rated
+
+    check_mode(mode)
+    if mode != "scored":
+        raise ParameterError("a person given by their ratings is listed in the scored mode only")
 
     idx, values = known_ratings(model, ratings)
     first = np.unique(idx, return_index=True)[1]
@@ -125,7 +125,7 @@ def item_list(model, person, rated: np.ndarray, n: int, probability) -> list[dic
     top = listed.top(n)
     p = listed.probability[top]
     todo = np.isnan(p) & state.scoreable[top]
-    if todo.any():
+    if todo.any() and state.scored:  # implicit feedback: no like-probability to show
         p[todo] = probability(top[todo])
     new = state.profiles.attribute_evidence if state.uses_attributes else None
     return explain_item_list(state.profiles, person.liked, top, listed, p, new_items=new)

@@ -1,6 +1,7 @@
 """Who a score or a list is for: a user of the training ratings (an id) or a person given by a
 history of ratings (a mapping item → rating, a frame with ``item`` and ``rating`` columns, or
-``(item, rating)`` pairs), read as the model reads a person (:mod:`recsys.model.fold_in`).
+``(item, rating)`` pairs) — for a model of implicit feedback, of items (a list of ids, or any of
+those, whose values are not read) — read as the model reads a person (:mod:`recsys.model.fold_in`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import NotFittedError, ParameterError, UnknownIdError
+from .feedback import INTERACTION
 from .settings import RECOMMENDER_PARAMS
 
 
@@ -58,9 +60,14 @@ def user_person(model, u: int):
 
 
 def known_ratings(model, ratings) -> tuple[np.ndarray, np.ndarray]:
-    """The item indices and ratings of the history ``ratings`` the model knows (an error if none)."""
-    model.fitted_.check_scored()
-    raw_items, values = item_ratings(ratings)
+    """The item indices and ratings of the history ``ratings`` the model knows (an error if none);
+    for a model of implicit feedback, the items of the history, each one interaction."""
+    if model.fitted_.implicit:
+        raw_items = interacted_items(ratings)
+        values = np.full(len(raw_items), INTERACTION)
+    else:
+        model.fitted_.check_scored()
+        raw_items, values = item_ratings(ratings)
     idx = model.profiles_.item_index(raw_items)
     known = idx >= 0
     if not known.any():
@@ -83,3 +90,19 @@ def item_ratings(ratings) -> tuple[list, np.ndarray]:
     if not np.isfinite(values).all():
         raise ParameterError("a person's ratings must be finite numbers")
     return items, values
+
+
+def interacted_items(history) -> list:
+    """The items of a history of interactions: a list of item ids, a mapping item → count (or
+    rating: not read), a frame with an ``item`` column, or ``(item, value)`` pairs."""
+    if hasattr(history, "columns"):
+        if "item" not in history.columns:
+            raise ParameterError("a person's interactions need an item column")
+        items = history["item"].tolist()
+    elif isinstance(history, Mapping):
+        items = list(history)
+    else:
+        items = [x[0] if isinstance(x, (tuple, list)) else x for x in history]
+    if not items:
+        raise ParameterError("a person's history is empty: give at least one item")
+    return items

@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from .csr import Csr
+from .feedback import EXPLICIT, IMPLICIT
 from .ids import IdIndex, id_array
 from .neighbours import Neighbours
 from .settings import SIDES
@@ -127,6 +128,8 @@ class FittedProfiles:
     user_budget : int
         Each user is in at most this many co-clusters of each side, the most selective (0: no
         budget); a person folded in joins as many (:mod:`recsys.model.fold_in`).
+    feedback : {"explicit", "implicit"}
+        Ratings, or interactions each stored as a like (:mod:`recsys.model.feedback`).
     """
 
     users: np.ndarray
@@ -146,6 +149,12 @@ class FittedProfiles:
     item_weights: Csr | None = None
     residual_weights: Csr | None = None
     user_budget: int = 0
+    feedback: str = EXPLICIT
+
+    @property
+    def implicit(self) -> bool:
+        """Whether the ratings are interactions (implicit feedback): no dislikes, no like-probability."""
+        return self.feedback == IMPLICIT
 
     @property
     def n_users(self) -> int:
@@ -332,6 +341,7 @@ class FittedProfiles:
             "baseline": np.array([self.like_threshold, self.global_mean]),
             "features": np.array(self.features),
             "user_budget": np.array(int(self.user_budget)),
+            "feedback": np.array(self.feedback),
             "user_bias": self.user_bias,
             "item_bias": self.item_bias,
             **self.item_attributes.arrays("item_attributes"),
@@ -377,6 +387,7 @@ class FittedProfiles:
             item_weights=Csr.from_arrays(a, "item_weights") if "item_weights.ptr" in a else None,
             residual_weights=Csr.from_arrays(a, "residual_weights") if "residual_weights.ptr" in a else None,
             user_budget=int(a["user_budget"]) if "user_budget" in a else 0,
+            feedback=str(a["feedback"]) if "feedback" in a else EXPLICIT,  # absent: a model of ratings
         )
         if "shared_coclusters.count" in a:
             pair = (

@@ -21,6 +21,7 @@ from coclust.params import Instance, Interval, Options, Params, Subset, check_pa
 
 from ..errors import NotFittedError, ParameterError
 from . import listing, people, scoring
+from .feedback import FEEDBACKS
 from .listing import Ranking
 from .scoring import Predictions
 from .settings import FEATURES, NEIGHBOURS, SCALINGS, check_coclustering
@@ -90,12 +91,13 @@ class ProfileRecommender(Params):
         like-probability, weighed on the held-out ratings (:mod:`recsys.model.list_blend`; the
         item model alone unless that ranks them better); or the item model alone (a control).
     scaling : {"auto", "on", "off"}, default="auto"
-        The rules for large data (``on``; ``auto``: on from
-        :data:`~recsys.model.settings.LARGE_FROM_RATINGS` training ratings): the profiles fitted once,
-        the held-out ratings added to them after the weights; the item penalty scaled to the data's
-        like counts; a cap on each user's co-clusters, a work budget for the co-clustering and a cap
-        on an item's partners in the item model.  Each rule and its measured price:
-        :mod:`recsys.model.settings`.
+        The rules for large data (``on``; ``auto``: on from :data:`~recsys.model.settings.LARGE_FROM_RATINGS`
+        training ratings): one fit, the held-out ratings added after the weights; the item penalty
+        scaled to the like counts; caps on a user's co-clusters, the co-clustering's work and an
+        item's partners.  Each rule and its measured price: :mod:`recsys.model.settings`.
+    feedback : {"auto", "explicit", "implicit"}, default="auto"
+        Ratings, or interactions (plays, clicks: lists and a relevance score, no like-probability
+        or dislike profile; :mod:`recsys.model.feedback`); ``auto``: implicit without a ``rating`` column.
     random_state : int, default=0
 
     Attributes
@@ -146,6 +148,7 @@ class ProfileRecommender(Params):
         "item_support": [Options("coclusters", "random", "all")],
         "list_score": [Options("blend", "item_model")],
         "scaling": [Options(*SCALINGS)],
+        "feedback": [Options(*FEEDBACKS)],
         "random_state": [Interval(int, 0, None)],
     }
 
@@ -173,6 +176,7 @@ class ProfileRecommender(Params):
         item_support: str = "coclusters",
         list_score: str = "blend",
         scaling: str = "auto",
+        feedback: str = "auto",
         random_state: int = 0,
     ):
         self.like_threshold = like_threshold
@@ -189,6 +193,7 @@ class ProfileRecommender(Params):
         self.item_support = item_support
         self.list_score = list_score
         self.scaling = scaling
+        self.feedback = feedback
         self.random_state = random_state
 
     def set_params(self, **params) -> ProfileRecommender:
@@ -307,10 +312,7 @@ class ProfileRecommender(Params):
         self.check_fitted()
         listing.check_n(n)
         if people.is_history(who):
-            scoring.check_mode(mode)
-            if mode != "scored":
-                raise ParameterError("a person given by their ratings is listed in the scored mode only")
-            return listing.history_list(self, who, n)
+            return listing.history_list(self, who, n, mode)
         return listing.user_list(self, who, n, mode, exclude_rated)
 
     def lists(self, users, n: int = 10) -> list:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..files import plain
-from .settings import DISLIKE, LIKE, MODES, NEW_ITEM, NONE
+from .settings import DISLIKE, LIKE, MODES, NEW_ITEM, NONE, RELEVANCE
 from .terms import compute_terms, paper_scores
 
 
@@ -23,7 +23,9 @@ class Predictions:
 
     ``score`` is the like-probability (``mode="scored"``) or the Jaccard difference
     ``J(like profile) - J(dislike profile)`` (``mode="paper"``), NaN where not covered;
-    ``prediction`` is ``like``, ``dislike`` or ``none``; ``reason`` says why a pair is not covered
+    ``prediction`` is ``like``, ``dislike`` or ``none``.  A model of implicit feedback has no
+    like-probability: its ``score`` is the relevance a list ranks by (:func:`relevance_pairs`) and
+    its ``prediction`` is ``relevance``; ``reason`` says why a pair is not covered
     (``unknown user``, ``unknown item``, ``no rating of the item``, ``no profile match``) or, for a
     covered pair, that the item is new (``new item: from its attributes alone``: no training
     rating, scored from its attributes, :mod:`recsys.model.attributes`).
@@ -65,7 +67,9 @@ def predict_pairs(model, users, items, mode: str = "scored", threshold: float | 
     """:meth:`~recsys.model.ProfileRecommender.predict_many` (see there)."""
     state = model.fitted_
     check_mode(mode)
-    if mode == "scored":
+    if state.implicit and mode == "paper":
+        raise ParameterError("the paper's rule needs likes and dislikes; this model learnt from implicit feedback")
+    if mode == "scored" and not state.implicit:
         state.check_scored()
     fp = state.profiles
     users = np.asarray(users, dtype=object) if not isinstance(users, np.ndarray) else users
@@ -81,6 +85,14 @@ def predict_pairs(model, users, items, mode: str = "scored", threshold: float | 
     out = Predictions(users, items, np.full(n, np.nan), np.full(n, NONE, dtype=object), np.zeros(n, dtype=bool), reason)
     if mode == "paper":
         _paper_pairs(fp, u, i, np.flatnonzero(ok), out)
+    elif state.implicit:
+        rated = np.zeros(n, dtype=bool)
+        rated[ok] = state.scoreable[i[ok]]
+        reason[ok & ~rated] = "no interaction with the item"
+        idx = np.flatnonzero(rated)
+        out.score[idx] = relevance_pairs(model, u[idx], i[idx])
+        out.prediction[idx] = RELEVANCE
+        out.covered[idx] = True
     else:
         rated = np.zeros(n, dtype=bool)
         rated[ok] = state.scoreable[i[ok]]
@@ -98,6 +110,22 @@ def predict_pairs(model, users, items, mode: str = "scored", threshold: float | 
         out.covered[idx] = True
         reason[idx[~fp.item_rated[i[idx]]]] = NEW_ITEM
     out.prediction, out.reason = out.prediction.astype(str), reason.astype(str)
+    return out
+
+
+def relevance_pairs(model, u: np.ndarray, i: np.ndarray) -> np.ndarray:
+    """The relevance of items ``i`` to users ``u`` (indices) for a model of implicit feedback: the
+    item model's score from the user's interactions plus the lists' popularity part — the list score
+    of a candidate (:mod:`recsys.model.list_blend`), for any item, chosen or not."""
+    from .batch import People, lister_of
+
+    out = np.zeros(len(u))
+    users, which = np.unique(u, return_inverse=True)
+    ls = lister_of(model)
+    blend = model.fitted_.list_blend
+    for lo, hi, scored in ls.blocks(People.of_users(model.profiles_.ratings, users), n_candidates=0):
+        mine = np.flatnonzero((which >= lo) & (which < hi))
+        out[mine] = scored.key[which[mine] - lo, i[mine]] + blend.popularity * ls.popularity[i[mine]]
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 # The two sides of the paper's relations, and the verdicts of a prediction.
 SIDES = ("like", "dislike")
 LIKE, DISLIKE, NONE = "like", "dislike", "none"
+RELEVANCE = "relevance"  # a model of implicit feedback's prediction: a score to rank by, no verdict
 # The reason of a covered prediction whose item has no training rating.
 NEW_ITEM = "new item: from its attributes alone"
 # How a prediction is made: the scored like-probability, or the paper's Jaccard rule.
@@ -72,13 +73,14 @@ def recommender_params(
     random_state: int = 0,
     scheduler: str | None = None,
     scaling: str = "auto",
+    feedback: str = "auto",
 ) -> dict:
     """:class:`~recsys.model.ProfileRecommender` parameters from a user's choices.
 
     ``paper`` takes the paper's co-clustering parameters and features (every feature, as the
     paper co-clusters them); ``coclust`` overrides single HBLCoClust parameters (``None`` values
     are ignored); ``scheduler`` sends the co-clustering's LSH step to that Dask scheduler; ``scaling``
-    is :class:`~recsys.model.ProfileRecommender`'s.
+    and ``feedback`` are :class:`~recsys.model.ProfileRecommender`'s.
 
     >>> recommender_params(paper=True, coclust={"n_bands": 100, "min_rows": None})["like_params"]["n_bands"]
     100
@@ -94,6 +96,7 @@ def recommender_params(
         dislike_params=dict(params),
         random_state=random_state,
         scaling=scaling,
+        feedback=feedback,
     )
 
 

@@ -20,6 +20,10 @@ from .terms import Weights
 if TYPE_CHECKING:
     from .profiles import FittedProfiles
 
+NO_LIKE_PROBABILITY = (
+    "this model learnt from implicit feedback (interactions, no ratings): it has lists and relevance scores, "
+    "no like-probability"
+)
 NO_ITEM_MODEL = "this model has no item model (fitted for the paper's rule only); use mode='paper'"
 
 
@@ -58,6 +62,12 @@ class Fitted:
         return self.weights is not None
 
     @property
+    def implicit(self) -> bool:
+        """Whether the model learnt from implicit feedback (:mod:`recsys.model.feedback`): lists and
+        relevance scores, no like-probability and no dislike profile."""
+        return self.profiles.implicit
+
+    @property
     def uses_attributes(self) -> bool:
         """Whether the score weighs the attribute evidence: then new items (attributes, no rating)
         are scored and listed from their attributes (:mod:`recsys.model.attributes`)."""
@@ -87,10 +97,13 @@ class Fitted:
         return [(pos, w) for pos, w in groups if len(pos)]
 
     def check_scored(self) -> None:
+        if self.implicit:
+            raise NotFittedError(NO_LIKE_PROBABILITY)
         if not self.scored:
             raise NotFittedError("this model was fitted for the paper's rule only (scored=False); use mode='paper'")
 
     def check_listable(self) -> None:
-        self.check_scored()
+        if not self.implicit:
+            self.check_scored()
         if self.profiles.item_weights is None:
             raise NotFittedError(NO_ITEM_MODEL)

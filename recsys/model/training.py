@@ -14,7 +14,9 @@ import time
 
 import numpy as np
 
+from ..errors import RatingsError
 from .csr import Csr
+from .feedback import EXPLICIT, IMPLICIT, IMPLICIT_THRESHOLD, interactions_frame, resolve
 from .learning import Learning, add_ratings, fit_profiles
 from .list_blend import ListBlend
 from .progress import tell
@@ -35,6 +37,10 @@ def fit_state(model, ratings, item_attributes, items, progress, scored: bool) ->
     """What ``model.fit`` learns (see :meth:`~recsys.model.ProfileRecommender.fit`)."""
     ratings = as_ratings_frame(ratings)
     say = progress or (lambda message: None)
+    if resolve(model.feedback, ratings) == "implicit":
+        return _implicit_state(model, interactions_frame(ratings), item_attributes, items, say)
+    if "rating" not in ratings.columns:
+        raise RatingsError("ratings have no rating column; for interactions (plays, clicks) use feedback='implicit'")
     t0 = time.perf_counter()
     if not scored:  # the paper's rule reads the co-clusters only: no neighbours, no item model
         paper = dataclasses.replace(learning_of(model), n_neighbours=0, item_l2=None)
@@ -67,6 +73,41 @@ def fit_state(model, ratings, item_attributes, items, progress, scored: bool) ->
     return Fitted(profiles, report, **held_out)
 
 
+def _implicit_state(model, interactions, item_attributes, items, say) -> Fitted:
+    """What ``model.fit`` learns from implicit feedback (:mod:`recsys.model.feedback`): the like
+    co-clusters of the interactions and the item model, from all of them; the lists' blend chosen
+    on a held-out ``validation_fraction`` with the profiles of the rest, as on ratings.  No
+    neighbourhoods, no residual model, no weights: nothing here is a like-probability."""
+    t0 = time.perf_counter()
+    held = holdout_mask(interactions, model.validation_fraction, model.random_state)
+    say(f"validation: profiles of {int((~held).sum()):,} interactions, the lists' blend on {int(held.sum()):,}")
+    large = scales(model.scaling, len(interactions))
+    learning = learning_of(model, interactions[~held] if large else None, implicit=True)
+    inner_learning = learning
+    if large:
+        inner_learning = dataclasses.replace(learning, user_budget=COCLUSTERS_PER_USER, max_partners=ITEM_PARTNERS)
+    universe = interactions if large else None
+    inner, report = fit_profiles(
+        interactions[~held], item_attributes, items, inner_learning, progress=say, universe=universe
+    )
+    probe = Fitted(inner, {})
+    blend, lists = fit_list_blend(model, probe, interactions[held], say)
+    t_val = time.perf_counter() - t0
+    if large:
+        say(f"the {int(held.sum()):,} held-out interactions added to the profiles")
+        profiles = add_ratings(inner, interactions)
+    else:
+        say(f"profiles of all {len(interactions):,} interactions")
+        profiles, report = fit_profiles(interactions, item_attributes, items, learning, progress=say)
+    report["feedback"] = IMPLICIT
+    report["scaling"] = {"on": bool(large), "item_l2": learning.item_l2}
+    report["timings"]["validation"] = t_val
+    report["timings"]["fit"] = time.perf_counter() - t0
+    report["validation"] = {"held_out": int(held.sum()), "scored": 0}
+    report["lists"] = lists
+    return Fitted(profiles, report, list_blend=blend)
+
+
 def _held_out_weights(model, inner, val, say) -> dict:
     """The score's weights, a new item's and the lists' blend, learnt on the held-out ratings
     ``val`` with the profiles ``inner`` learnt without them (and the counts for the report)."""
@@ -93,28 +134,31 @@ def _held_out_weights(model, inner, val, say) -> dict:
     }
 
 
-def learning_of(model, scaled_on=None) -> Learning:
+def learning_of(model, scaled_on=None, implicit: bool = False) -> Learning:
     """What :func:`~recsys.model.learning.fit_profiles` learns from the model's parameters; with
     ``scaled_on`` (the ratings the profiles learn from, when the scaling rules are on) the
     co-clustering's work budget (unless the parameters set one) and the item penalty scaled to
-    those ratings' like counts."""
+    those ratings' like counts.  ``implicit``: every interaction a like, and nothing learnt that
+    only a like-probability reads (neighbourhoods, the residual model)."""
     sides = {"like_params": model.like_params, "dislike_params": model.dislike_params}
+    threshold = IMPLICIT_THRESHOLD if implicit else float(model.like_threshold)
     l2 = float(model.item_l2)
     if scaled_on is not None:
         sides = {
             side: {"budget": COCLUSTER_BUDGET, **dict(RECOMMENDER_PARAMS if p is None else p)}
             for side, p in sides.items()
         }
-        l2 = scaled_item_penalty(scaled_on, l2, model.like_threshold)
+        l2 = scaled_item_penalty(scaled_on, l2, threshold)
     return Learning(
-        like_threshold=float(model.like_threshold),
+        like_threshold=threshold,
         features=model.features,
         **sides,
-        n_neighbours=int(model.n_neighbours),
+        n_neighbours=0 if implicit else int(model.n_neighbours),
         neighbours=model.neighbours,
         item_l2=l2,
         item_support=model.item_support,
-        residual_model="item_residuals" in model.evidence,
+        residual_model="item_residuals" in model.evidence and not implicit,
+        feedback=IMPLICIT if implicit else EXPLICIT,
         random_state=model.random_state,
     )
 
@@ -131,7 +175,9 @@ def fit_list_blend(model, probe: Fitted, held, say) -> tuple[ListBlend, dict]:
     inner = probe.profiles
     u = inner.user_index(held["user"].to_numpy())
     i = inner.item_index(held["item"].to_numpy())
-    good = (u >= 0) & (i >= 0) & (held["rating"].to_numpy(dtype=np.float64) >= RELEVANT)
+    good = (u >= 0) & (i >= 0)
+    if not probe.implicit:  # every held-out interaction is relevant; of ratings, the good ones
+        good &= held["rating"].to_numpy(dtype=np.float64) >= RELEVANT
     users = np.unique(u[good])
     rng = np.random.default_rng(model.random_state)
     if len(users) > VALIDATION_USERS:

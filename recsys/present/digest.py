@@ -10,10 +10,12 @@ attributes, the sum of the others, popularity and the like chance).
 
 from __future__ import annotations
 
+from ..model.feedback import EXPLICIT, LIKED, LIKED_BY
+
 SHOWN = 3
 
 
-def terms(rec: dict) -> list[dict]:
+def terms(rec: dict, feedback: str = EXPLICIT) -> list[dict]:
     """The named terms of a listed movie's own part of the score (the liked movies' contributions,
     or a new movie's attributes), largest first: ``{"text", "weight", "group"}`` (``group``: the
     id of the like co-cluster holding both movies, or None)."""
@@ -22,12 +24,12 @@ def terms(rec: dict) -> list[dict]:
         if "attribute" in c:  # a new movie, scored from its attributes
             text = f"{c['attribute']}: your {c['rated']} rated movies with it average {c['mean']:+.2f}"
         else:
-            text = f"you liked {c['name']}"
+            text = f"you {LIKED[feedback]} {c['name']}"
         out.append({"text": text, "weight": float(c["weight"]), "group": (c.get("cocluster") or {}).get("id")})
     return sorted(out, key=lambda t: -abs(t["weight"]))
 
 
-def blend(rec: dict) -> list[dict]:
+def blend(rec: dict, feedback: str = EXPLICIT) -> list[dict]:
     """The terms every movie of a blended list has: its popularity and the person's like chance."""
     popularity, like = rec.get("popularity") or {}, rec.get("like") or {}
     out = []
@@ -35,7 +37,7 @@ def blend(rec: dict) -> list[dict]:
         out.append(
             {
                 "label": "popularity",
-                "text": f"liked by {popularity['likes']:,} people",
+                "text": f"{LIKED_BY[feedback]} {popularity['likes']:,} people",
                 "weight": float(popularity["weight"]),
             }
         )
@@ -47,11 +49,12 @@ def blend(rec: dict) -> list[dict]:
     return out
 
 
-def digest(recs: list[dict], shown: int = SHOWN) -> dict:
+def digest(recs: list[dict], shown: int = SHOWN, feedback: str = EXPLICIT) -> dict:
     """``{"items": [...], "groups": {...}}``: for each movie its ``blend`` terms, the ``shown``
     heaviest of its own terms and ``more`` (how many are left, their sum, and ``terms_listed`` for
     a "more" to unfold); every group the shown terms name, once.  ``own`` is the sum of the
-    movie's own terms: ``score = own + sum of the blend terms``."""
+    movie's own terms: ``score = own + sum of the blend terms``.  ``feedback``: the model's
+    (:mod:`recsys.model.feedback`), whose words a like takes."""
     items, groups = [], {}
     for rec in recs:
         if "contributions" not in rec:  # the paper's rule: reasons without weights
@@ -65,16 +68,18 @@ def digest(recs: list[dict], shown: int = SHOWN) -> dict:
                 }
             )
             continue
-        named = terms(rec)
+        named = terms(rec, feedback)
         others = rec.get("others") or {}
         n_others = int(others.get("movies", 0) + others.get("attributes", 0))
         listed = named[shown:] + (
-            [{"text": _others_text(others), "weight": float(others["weight"]), "group": None}] if n_others else []
+            [{"text": _others_text(others, feedback), "weight": float(others["weight"]), "group": None}]
+            if n_others
+            else []
         )
         more = sum(t["weight"] for t in listed)
         own = sum(t["weight"] for t in named[:shown]) + more
         more = {"terms": len(named[shown:]) + n_others, "weight": more, "terms_listed": listed}
-        items.append({**_head(rec), "blend": blend(rec), "own": own, "shown": named[:shown], "more": more})
+        items.append({**_head(rec), "blend": blend(rec, feedback), "own": own, "shown": named[:shown], "more": more})
         for c in rec["contributions"]:
             group = c.get("cocluster")
             if group and any(t["group"] == group["id"] for t in named[:shown]):
@@ -87,7 +92,7 @@ def _head(rec: dict) -> dict:
     return {k: rec.get(k) for k in keys}
 
 
-def _others_text(others: dict) -> str:
+def _others_text(others: dict, feedback: str = EXPLICIT) -> str:
     if others.get("movies"):
-        return f"{others['movies']} more of the movies you liked"
+        return f"{others['movies']} more of the {'movies' if feedback == EXPLICIT else 'items'} you {LIKED[feedback]}"
     return f"{others['attributes']} more of its attributes"

@@ -60,6 +60,8 @@ def cocluster_grid(env, fp, side: str, c: int, u: int) -> dict:
             k = a * len(movies) + j
             if not found_r[k]:
                 fill, stroke, what = "#ffffff", "#c8ced6", "not rated"
+            elif fp.implicit:
+                fill, stroke, what = "#2f7d4f", "#2f7d4f", "chosen"
             elif value[k] > fp.like_threshold:
                 fill, stroke, what = "#2f7d4f", "#2f7d4f", f"liked ({value[k]:g})"
             else:
@@ -130,7 +132,7 @@ def _profile_side(prof: dict, side: str) -> dict:
     peak = max((m["coclusters"] for m in movies), default=1)
     return {
         "name": side,
-        "title": "Likes" if side == LIKE else "Dislikes",
+        "title": ("Chosen" if prof.get("feedback") == "implicit" else "Likes") if side == LIKE else "Dislikes",
         "kinds": kinds,
         "movies": [{**m, "width": 100 * m["coclusters"] / peak} for m in movies],
         "n_movies": len(prof[f"{side}_movies"]),
@@ -152,11 +154,12 @@ def render_user(model, user, item=None, n: int = 10, model_path: str = "", index
         n_ratings=int(likes[u] + dislikes[u]),
         n_likes=int(likes[u]),
         like_threshold=f"{fp.like_threshold:g}",
+        implicit=fp.implicit,
         like_coclusters=prof["like_coclusters"],
-        dislike_coclusters=prof["dislike_coclusters"],
-        sides=[_profile_side(prof, LIKE), _profile_side(prof, DISLIKE)],
+        dislike_coclusters=prof.get("dislike_coclusters", 0),
+        sides=[_profile_side(prof, side) for side in ((LIKE,) if fp.implicit else (LIKE, DISLIKE))],
         grids=_grids(env, fp, u),
-        digest=digest(recs),
+        digest=digest(recs, feedback=fp.feedback),
         evidence=evidence_chart(env, ex) if ex is not None else None,
         created=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         model_path=model_path,
@@ -239,6 +242,7 @@ def write_all(
             progress(f"{k + 1:,} of {len(idx):,} pages")
     html = env.get_template("index.html.j2").render(
         version=__version__,
+        implicit=fp.implicit,
         users=rows,
         like_coclusters=len(fp.like),
         dislike_coclusters=len(fp.dislike),

@@ -98,8 +98,10 @@ class Rating(BaseModel):
     item: Annotated[StrictStr, Field(max_length=200)] | SafeInt = Field(
         description="An item id of the model (see GET /items); integers within ±2⁵³."
     )
-    rating: Annotated[StrictFloat, Field(allow_inf_nan=False)] | SafeInt = Field(
-        description="On the training ratings' scale (see GET /health)."
+    rating: Annotated[StrictFloat, Field(allow_inf_nan=False)] | SafeInt | None = Field(
+        None,
+        description="On the training ratings' scale (see GET /health); required unless the model learnt from "
+        "implicit feedback (then not read: every item listed is one the person chose).",
     )
 
 
@@ -195,7 +197,12 @@ async def recommendations(request: Request, user: str, n: Annotated[int, Query(g
     served = _served(request)
     recs = served.model.recommend(user, n)
     return Json(
-        {"user": _known_user(served, user), "model": served.model_id, "recommendations": recs, "digest": digest(recs)}
+        {
+            "user": _known_user(served, user),
+            "model": served.model_id,
+            "recommendations": recs,
+            "digest": digest(recs, feedback=served.model.profiles_.feedback),
+        }
     )
 
 
@@ -227,7 +234,15 @@ async def new_person(request: Request, person: NewPerson) -> dict:
     if not ratings:
         raise _invalid(("body", "ratings"), "none of the rated items is in the model (see GET /items)")
     recs = served.model.recommend(ratings, person.n)
-    return Json({"model": served.model_id, "ignored": ignored, "recommendations": recs, "digest": digest(recs)})
+    feedback = served.model.profiles_.feedback
+    return Json(
+        {
+            "model": served.model_id,
+            "ignored": ignored,
+            "recommendations": recs,
+            "digest": digest(recs, feedback=feedback),
+        }
+    )
 
 
 @router.post("/admin/reload", tags=["service"], responses=_answers(403, 413))
@@ -260,6 +275,7 @@ async def page(request: Request) -> str:
             n_items=int(served.model.profiles_.n_items),
             low=lo,
             high=hi,
+            implicit=served.model.profiles_.implicit,
             max_n=MAX_N,
             docs=request.app.state.settings.docs,
         )
@@ -326,7 +342,7 @@ def _limited(profile: dict, limit: int) -> dict:
     """A profile (:func:`recsys.model.explanation.explain_profile`) with at most ``limit`` values per
     attribute kind and movies per side (the best supported first), and the full counts."""
     out, counts = dict(profile), {}
-    for side in ("like", "dislike"):
+    for side in ("like", "dislike") if "dislike" in profile else ("like",):
         kinds = profile[side]
         counts[side] = {kind: len(values) for kind, values in kinds.items()}
         counts[side]["movies"] = len(profile[f"{side}_movies"])
@@ -350,7 +366,9 @@ def _checked_ratings(served: Served, person: NewPerson) -> tuple[dict, list]:
     index = fp.item_index([r.item for r in person.ratings])
     out, ignored, first = {}, [], {}
     for k, (r, i) in enumerate(zip(person.ratings, index.tolist())):
-        value = float(r.rating)
+        if r.rating is None and not fp.implicit:
+            raise _invalid(("body", "ratings", k, "rating"), "rating is required: this model learnt from ratings")
+        value = lo if fp.implicit else float(r.rating)  # implicit feedback: the item was chosen, no value read
         if not math.isfinite(value) or not lo <= value <= hi:
             raise _invalid(
                 ("body", "ratings", k, "rating"), f"rating must be between {lo:g} and {hi:g}, got {r.rating!r}"

@@ -95,6 +95,7 @@ class Served:
             },
             "generation": self.generation,
             "worker": WORKER,
+            "feedback": fp.feedback,
             "counts": {
                 "users": int(fp.n_users),
                 "items": int(fp.n_items),

@@ -1,6 +1,8 @@
 "use strict";
 // the scale of the model's ratings, from the page (no inline script runs under its Content-Security-Policy)
 const LOW = Number(document.body.dataset.low), HIGH = Number(document.body.dataset.high), N = 10;
+// a model of implicit feedback: a person picks the items they chose, no rating
+const IMPLICIT = document.body.dataset.implicit === "1";
 const rated = new Map();  // item id -> {name, rating}
 const $ = (id) => document.getElementById(id);
 function el(tag, text, cls) {  // text is always set as text, never parsed as HTML
@@ -21,6 +23,14 @@ async function getJSON(url, options) {
 }
 function stars(item, name) {
   const box = el("span", undefined, "stars");
+  if (IMPLICIT) {
+    const b = el("button", "I chose it");
+    b.type = "button";
+    if (rated.has(item)) b.classList.add("on");
+    b.addEventListener("click", () => rate(item, name, null));
+    box.append(b);
+    return box;
+  }
   for (let v = Math.ceil(LOW); v <= Math.floor(HIGH); v++) {
     const b = el("button", String(v));
     b.type = "button";
@@ -57,7 +67,7 @@ function showRated() {
     x.type = "button";
     x.title = "remove";
     x.addEventListener("click", () => { rated.delete(item); refresh(); });
-    li.append(el("span", r.name, "name"), el("span", r.rating + " / " + HIGH), x);
+    li.append(el("span", r.name, "name"), IMPLICIT ? "" : el("span", r.rating + " / " + HIGH), x);
     return li;
   }));
 }
@@ -68,14 +78,14 @@ async function refresh() {
   search();
   const mine = ++asking;
   if (!rated.size) { $("recommendations").replaceChildren(); showGroups({}); return; }
-  const ratings = [...rated].map(([item, r]) => ({item, rating: r.rating}));
+  const ratings = [...rated].map(([item, r]) => (IMPLICIT ? {item} : {item, rating: r.rating}));
   try {
     const body = await getJSON("/recommendations", {method: "POST", headers: {"content-type": "application/json"},
                                                     body: JSON.stringify({ratings, n: N})});
     if (mine !== asking) return;
     status("");
     $("recommendations").replaceChildren(...body.digest.items.map(showRecommendation));
-    if (!body.recommendations.length) $("recommendations").append(el("li", "nothing to recommend yet: rate a movie you liked", "empty"));
+    if (!body.recommendations.length) $("recommendations").append(el("li", IMPLICIT ? "nothing to recommend yet: pick more items" : "nothing to recommend yet: rate a movie you liked", "empty"));
     showGroups(body.digest.groups);
     $("ignored").textContent = body.ignored.length ? "not in the model, ignored: " + body.ignored.join(", ") : "";
   } catch (e) { if (mine === asking) status(e.message); }
@@ -97,7 +107,7 @@ function showRecommendation(r) {
   const p = r.like_probability === null ? "" : ", like-probability " + r.like_probability.toFixed(2);
   li.append(el("span", "  score " + r.score.toFixed(3) + p, "score"));
   if (r.own !== null) {
-    const parts = [signed(r.own) + (r.new ? " its attributes" : " your movies"), ...r.blend.map((t) => signed(t.weight) + " " + t.label + " (" + t.text + ")")];
+    const parts = [signed(r.own) + (r.new ? " its attributes" : IMPLICIT ? " your items" : " your movies"), ...r.blend.map((t) => signed(t.weight) + " " + t.label + " (" + t.text + ")")];
     li.append(el("p", "= " + parts.join(" "), "parts"));
   }
   const ul = el("ul", undefined, "reasons");

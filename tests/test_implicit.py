@@ -1,0 +1,210 @@
+"""Implicit feedback: interactions without ratings in (a file or a frame of ``user, item[, count]``),
+lists with reasons naming co-clusters out; what needs dislikes is absent and says so."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from kit import FAST, recsys_here
+
+from ingest.errors import DataFormatError
+from ingest.userfiles import read_person, read_ratings
+from recsys.errors import NotFittedError, ParameterError, RatingsError
+from recsys.model import ProfileRecommender
+
+
+def plays(seed=0, n_users=90, n_items=60):
+    """Three taste groups, each playing mostly its own third of the catalogue; counts heavy-tailed."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for u in range(n_users):
+        mine = np.arange(n_items)[np.arange(n_items) % 3 == u % 3]
+        chosen = np.r_[rng.choice(mine, 12, replace=False), rng.choice(n_items, 2, replace=False)]
+        rows += [(f"u{u}", f"s{i}", int(rng.zipf(2.0))) for i in np.unique(chosen)]
+    return pd.DataFrame(rows, columns=["user", "item", "count"])
+
+
+@pytest.fixture(scope="module")
+def model():
+    return ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(plays())
+
+
+def write(path, text):
+    path.write_text(text)
+    return path
+
+
+# -- reading ------------------------------------------------------------------------------------
+def test_a_file_without_ratings_is_read_as_interactions(tmp_path):
+    p = write(tmp_path / "p.csv", "user,item,plays,timestamp\na,s1,3,10\na,s2,1,11\nb,s1,2,12\na,s1,4,20\n")
+    r = read_ratings(p)
+    assert "rating" not in r and list(r.columns) == ["user", "item", "count", "timestamp"]
+    got = {(u, i): (c, t) for u, i, c, t in r.itertuples(index=False)}
+    assert got == {("a", "s1"): (7.0, 20), ("a", "s2"): (1.0, 11), ("b", "s1"): (2.0, 12)}  # a repeated pair adds up
+    assert read_ratings(write(tmp_path / "q.csv", "user,item\na,s1\n"))["count"].tolist() == [1.0]
+    rated = write(tmp_path / "r.csv", "user,item,rating\na,s1,5\na,s2,1\n")
+    assert "rating" not in read_ratings(rated, implicit=True)  # forced: every line one interaction
+    with pytest.raises(DataFormatError, match=r"q.csv:1: the header \['user', 'item'\] has no rating column"):
+        read_ratings(tmp_path / "q.csv", implicit=False)
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("user,item,count\na,s1,2\na,s2,0\n", "p.csv:3: count must be a positive number, got '0'"),
+        ("user,item,count\na,s1,x\n", "p.csv:2: count must be a positive number, got 'x'"),
+        ("user,item\na,\n", "p.csv:2: item is empty"),
+    ],
+)
+def test_bad_interactions_name_file_and_line(tmp_path, text, where):
+    with pytest.raises(DataFormatError) as e:
+        read_ratings(write(tmp_path / "p.csv", text))
+    assert where in str(e.value)
+
+
+def test_a_persons_items_need_no_rating(tmp_path):
+    p = write(tmp_path / "me.csv", "item\ns1\ns2\ns1\n")
+    assert read_person(p, implicit=True)["item"].tolist() == ["s1", "s2"]
+    with pytest.raises(DataFormatError, match="no rating column"):
+        read_person(p)
+
+
+# -- the model ----------------------------------------------------------------------------------
+def test_no_rating_column_means_implicit_and_nothing_needs_dislikes(model):
+    state = model.fitted_
+    assert state.implicit and model.profiles_.feedback == "implicit"
+    assert len(model.profiles_.like) > 0 and len(model.profiles_.dislike) == 0
+    assert model.weights_ is None and model.list_blend_.like == 0.0
+    assert model.report_["feedback"] == "implicit"
+    with pytest.raises(NotFittedError, match="implicit feedback"):
+        state.check_scored()
+    with pytest.raises(ParameterError, match="paper's rule needs likes and dislikes"):
+        model.predict("u0", "s3", mode="paper")
+
+
+def test_explicit_feedback_needs_a_rating_column():
+    with pytest.raises(RatingsError, match="no rating column"):
+        ProfileRecommender(feedback="explicit", like_params=FAST, dislike_params=FAST).fit(plays())
+
+
+def test_ratings_read_as_interactions_are_the_interactions():
+    """``feedback="implicit"`` on a frame with ratings reads every row as one interaction: the same
+    model as the frame without its ratings (or counts)."""
+    frame = plays()
+    with_ratings = frame.drop(columns="count").assign(rating=np.where(frame["count"] > 1, 5.0, 1.0))
+    a = ProfileRecommender(feedback="implicit", like_params=FAST, dislike_params=FAST).fit(with_ratings)
+    b = ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(frame[["user", "item"]])
+    users = [f"u{u}" for u in range(0, 90, 7)]
+    assert a.lists(users, 5) == b.lists(users, 5)
+
+
+def test_a_list_names_the_groups_and_its_parts_add_up(model):
+    fp = model.profiles_
+    recs = model.recommend("u0", 5)
+    assert len(recs) == 5
+    chosen = set(fp.items[fp.ratings.row(int(fp.user_index(["u0"])[0]))].tolist())
+    assert not chosen & {r["item"] for r in recs}
+    for r in recs:
+        parts = sum(c["weight"] for c in r["contributions"]) + r["others"]["weight"] + r["popularity"]["weight"]
+        assert parts == pytest.approx(r["score"], abs=1e-9) and r["like"]["weight"] == 0.0
+        assert r["like_probability"] is None
+        named = [c for c in r["contributions"] if c.get("cocluster")]
+        assert named and all(c["text"].startswith("you chose ") for c in r["contributions"])
+        assert all("people who chose both are in [L" in c["text"] for c in named)
+    # the batch's lists are the lists' own items and scores
+    assert model.lists(["u0"], 5)[0] == [(r["item"], pytest.approx(r["score"], abs=1e-12)) for r in recs]
+
+
+def test_relevance_is_the_list_score_and_its_lines_add_up(model):
+    recs = model.recommend("u3", 3)
+    for r in recs:
+        ex = model.predict("u3", r["item"])
+        assert ex.prediction == "relevance" and ex.logit is None
+        assert ex.score == pytest.approx(r["score"], abs=1e-9)
+        assert sum(line.contribution for line in ex.lines) == pytest.approx(ex.score, abs=1e-9)
+        item_line = ex.lines[0]
+        assert sum(p["contribution"] for p in item_line.parts) == pytest.approx(item_line.contribution, abs=1e-9)
+    p = model.predict_many(np.array(["u3", "u3", "nobody"]), np.array(["s0", "nothing", "s0"]))
+    assert p.prediction.tolist() == ["relevance", "none", "none"]
+    assert p.reason.tolist()[1:] == ["unknown item", "unknown user"]
+
+
+def test_a_new_person_is_their_items(model):
+    """A person given by the items they chose gets the list a user with those items gets."""
+    fp = model.profiles_
+    u = int(fp.user_index(["u5"])[0])
+    items = fp.items[fp.ratings.row(u)].tolist()
+    mine = model.recommend(items, 5)
+    assert [r["item"] for r in mine] == [r["item"] for r in model.recommend("u5", 5)]
+    assert [r["item"] for r in model.recommend({i: 7 for i in items}, 5)] == [r["item"] for r in mine]
+    assert [r["item"] for r in model.recommend(pd.DataFrame({"item": items}), 5)] == [r["item"] for r in mine]
+
+
+def test_the_profile_has_no_dislike_side(model):
+    prof = model.explain("u1")
+    assert prof["feedback"] == "implicit" and "dislike" not in prof and "dislike_coclusters" not in prof
+    assert prof["like_coclusters"] > 0 and prof["like_movies"]
+
+
+def test_saved_and_loaded_it_is_the_same_model(model, tmp_path):
+    from recsys.store import load, save
+
+    save(model, tmp_path / "m")
+    again = load(tmp_path / "m")
+    assert again.fitted_.implicit
+    users = ["u0", "u1", "u2", "nobody"]
+    assert again.lists(users, 5) == model.lists(users, 5)
+    assert again.predict("u2", "s4").score == pytest.approx(model.predict("u2", "s4").score, abs=1e-12)
+
+
+# -- the command line ---------------------------------------------------------------------------
+def test_train_recommend_predict_explain_from_a_plays_file(tmp_path):
+    frame = plays()
+    frame.to_csv(tmp_path / "plays.csv", index=False)
+    out = tmp_path / "model"
+    fast = ["--n-bands", "60", "--band-size", "2", "--min-rows", "2", "--min-cols", "2"]
+    res = recsys_here("train", "--ratings", tmp_path / "plays.csv", "--out", out, *fast)
+    assert res.returncode == 0, res.stderr
+    assert "has no rating column: read as interactions (implicit feedback)" in res.stderr
+    assert "co-clusters of the interactions" in res.stdout and "dislike" not in res.stdout
+    res = recsys_here("recommend", out, "u0", "-n", "3")
+    assert res.returncode == 0, res.stderr
+    assert "you chose" in res.stdout and "chose both" in res.stdout and "like chance" not in res.stdout
+    (tmp_path / "me.csv").write_text("item\ns0\ns3\ns6\n")
+    res = recsys_here("recommend", out, "--ratings", tmp_path / "me.csv", "-n", "3")
+    assert res.returncode == 0 and res.stdout.startswith("top 3 for you"), res.stderr
+    res = recsys_here("predict", out, "u0", "s3")
+    assert res.returncode == 0 and "relevance" in res.stdout and "DISLIKE" not in res.stdout, res.stderr
+    res = recsys_here("explain", out, "u0")
+    assert res.returncode == 0 and "PROFILE (the items they chose)" in res.stdout and "DISLIKE" not in res.stdout
+    page = tmp_path / "u0.html"
+    res = recsys_here("report", out, "u0", "--out", page)
+    assert res.returncode == 0, res.stderr
+    html = page.read_text()
+    assert "implicit feedback" in html and "Dislikes" not in html and "dislike co-clusters" not in html
+
+
+def test_ratings_under_another_name_are_an_error_not_interactions():
+    frame = plays().rename(columns={"count": "stars"})
+    with pytest.raises(RatingsError, match=r"got also \['stars'\]"):
+        ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(frame)
+
+
+def test_evaluate_interactions_measures_lists_only(tmp_path):
+    import json
+
+    plays(n_users=150).to_csv(tmp_path / "plays.csv", index=False)
+    fast = ["--n-bands", "60", "--band-size", "2", "--min-rows", "2", "--min-cols", "2"]
+    args = ["evaluate", "--ratings", tmp_path / "plays.csv", "--bootstrap", "50", "--strong-users", "0", *fast]
+    res = recsys_here(*args, "--methods", "profile,popularity,ease", "--json", "--quiet")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["protocol"]["implicit"] and out["methods"] == {} and out["like_share_test"] is None
+    t = out["topn"]
+    assert set(t["methods"]) == {"popularity", "ease", "profile"} and t["relevant"] == "every held-out interaction"
+    assert all(p.get("input", "all") == "all" for p in t["methods"]["ease"]["grid"])  # one input: the interactions
+    assert t["methods"]["profile"]["ndcg@10"] > t["methods"]["popularity"]["ndcg@10"]  # three clear tastes
+    assert "random_support" in t["controls"] and "ease" in t["ci"]["versus"]
+    res = recsys_here(*args, "--methods", "profile,svd")
+    assert res.returncode == 2 and "have lists only: svd predict likes and dislikes" in res.stderr
