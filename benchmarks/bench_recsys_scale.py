@@ -157,10 +157,13 @@ def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
     fit, test = split_ratings(ratings, SPLIT)
     profile = ProfileMethod()
     profile.model = load(model_dir)
-    scores = profile.score(test["user"].to_numpy(), test["item"].to_numpy())
     task = RankingTask.of(fit, test, catalogue_of(fit))
+    auc = None  # a model of interactions (--train-args --implicit) has no like-probability
+    if not profile.model.fitted_.implicit:
+        scores = profile.score(test["user"].to_numpy(), test["item"].to_numpy())
+        auc = roc_auc(test["rating"].to_numpy() > 2, fill_uncovered(scores.score, scores.covered))
     return {
-        "auc": roc_auc(test["rating"].to_numpy() > 2, fill_uncovered(scores.score, scores.covered)),
+        "auc": auc,
         "ndcg@10": float(ndcg_per_user(top_lists(profile, task), task.relevant).mean()),
         "users_listed": len(task),
     }
@@ -408,7 +411,8 @@ def _line(row: dict) -> str:
         for name, p in row["peers"].items()
     )
     ratio = f", {row['train_over_ease_fit']:.1f} × EASE's fit" if "train_over_ease_fit" in row else ""
-    held = f"; AUC {row['auc']:.4f}; NDCG@10 {row['ndcg@10']:.4f}" if "auc" in row else "; accuracy not measured"
+    auc = "" if row.get("auc") is None else f"; AUC {row['auc']:.4f}"
+    held = f"{auc}; NDCG@10 {row['ndcg@10']:.4f}" if "ndcg@10" in row else "; accuracy not measured"
     return (
         f"{row['ratings']:>11,} ratings, {row['structure']} ({row['users']:,} × {row['items']:,}, head "
         f"{row['head_share']:.2f}, likes {row['like_share']:.2f}): train {row['seconds']:.1f} s ({per_million:.0f} "

@@ -208,3 +208,22 @@ def test_evaluate_interactions_measures_lists_only(tmp_path):
     assert "random_support" in t["controls"] and "ease" in t["ci"]["versus"]
     res = recsys_here(*args, "--methods", "profile,svd")
     assert res.returncode == 2 and "have lists only: svd predict likes and dislikes" in res.stderr
+
+
+def test_export_has_the_like_side_alone(model, tmp_path):
+    from recsys.present.export import write_profiles
+
+    write_profiles(model, tmp_path / "p.csv", "csv")
+    sides = pd.read_csv(tmp_path / "p.csv")["profile"]
+    assert len(sides) and set(sides) == {"like"}
+
+
+def test_the_blend_given_to_others_has_no_like_feature_from_interactions(model):
+    """The evaluation's like-for-like blends read the profile model's like-probability; a model of
+    interactions has none, so they get none (its relevance score is not a probability)."""
+    from recsys.evaluation.methods import ProfileMethod
+
+    method = ProfileMethod()
+    method.model = model
+    s = method.score(np.array(["u0", "u1"]), np.array(["s0", "s1"]))
+    assert not s.covered.any()

@@ -144,6 +144,10 @@ class ProfileMethod(Method):
         return self
 
     def score(self, users, items) -> Scores:
+        """Like-probabilities; none (nothing covered) for a model of interactions, whose
+        ``predict`` answers a relevance score, not a probability."""
+        if self.model.fitted_.implicit:
+            return Scores(np.full(len(users), np.nan), np.zeros(len(users), dtype=bool))
         p = self.model.predict_many(users, items)
         return Scores(p.score, p.covered)
 

@@ -573,6 +573,11 @@ def explain_paper_list(model, u: int, cand: np.ndarray, ranking, n: int) -> list
 
 
 # -- profiles ---------------------------------------------------------------------------------
+def profile_sides(profile: dict) -> tuple:
+    """The sides an :func:`explain_profile` holds: like and dislike, or like alone (implicit feedback)."""
+    return ("like", "dislike") if "dislike" in profile else ("like",)
+
+
 def explain_profile(fp: FittedProfiles, u: int, top_coclusters: int = 5) -> dict:
     """The user's like and dislike profiles (the paper's: intersection removed), attributes grouped
     by kind with their co-cluster support, movies by title, and the user's largest co-clusters.

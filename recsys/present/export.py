@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import ParameterError
 from ..files import atomic_open
-from ..model.explanation import explain_profile
+from ..model.explanation import explain_profile, profile_sides
 
 FORMATS = ("json", "csv")
 CSV_COLUMNS = ("user", "profile", "kind", "value", "coclusters")
@@ -24,7 +24,7 @@ def profiles(model) -> list[dict]:
 def profile_rows(profile: dict) -> list[tuple]:
     """One row per profile attribute and per profile movie: user, profile, kind, value, co-clusters."""
     rows = []
-    for side in ("like", "dislike"):
+    for side in profile_sides(profile):
         for kind, values in profile[side].items():
             rows += [(profile["user"], side, kind, v["value"], v["coclusters"]) for v in values]
         rows += [(profile["user"], side, "movie", m["name"], m["coclusters"]) for m in profile[f"{side}_movies"]]

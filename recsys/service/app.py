@@ -34,6 +34,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from .. import __version__
 from ..errors import ModelFileError, ParameterError, UnknownIdError
+from ..model.explanation import profile_sides
 from ..model.people import known_index
 from ..present.digest import digest
 from .connections import RecycleConnections
@@ -342,7 +343,7 @@ def _limited(profile: dict, limit: int) -> dict:
     """A profile (:func:`recsys.model.explanation.explain_profile`) with at most ``limit`` values per
     attribute kind and movies per side (the best supported first), and the full counts."""
     out, counts = dict(profile), {}
-    for side in ("like", "dislike") if "dislike" in profile else ("like",):
+    for side in profile_sides(profile):
         kinds = profile[side]
         counts[side] = {kind: len(values) for kind, values in kinds.items()}
         counts[side]["movies"] = len(profile[f"{side}_movies"])
