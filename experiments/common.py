@@ -243,3 +243,30 @@ def stats_table(results: dict, datasets: list[str]) -> str:
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
+
+
+def chosen(spec: str, known) -> list[str]:
+    """The data sets named in ``spec`` (comma separated), each one of ``known``."""
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"unknown data sets {unknown}; choose from {', '.join(known)}")
+    return names
+
+
+def runs_in(out: Path, names) -> dict:
+    """The results of the data sets ``names`` already run into ``out`` (one ``<name>.json`` each)."""
+    return {n: json.loads((out / f"{n}.json").read_text()) for n in names if (out / f"{n}.json").exists()}
+
+
+def datasets_parser(doc: str, datasets, out: Path, results: str):
+    """The command line of a script that runs named data sets once each into ``out`` and renders
+    ``results`` from them: ``--datasets``, ``--out``, ``--data``, ``--render``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--datasets", default=",".join(datasets), help="comma-separated, of: " + ", ".join(datasets))
+    ap.add_argument("--out", type=Path, default=out)
+    ap.add_argument("--data", type=Path, default=None)
+    ap.add_argument("--render", action="store_true", help=f"only rewrite {results} from the files present")
+    return ap

@@ -12,7 +12,6 @@ Usage: python -m experiments.confirm [--datasets NAME,...] [--out DIR] [--render
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import RESULTS, log
+from .common import RESULTS, chosen, datasets_parser, log, runs_in
 from .runner import data_home
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -161,23 +160,15 @@ def _pooled(runs: dict) -> dict:
 
 
 def render(out: Path) -> Path:
-    runs = {n: json.loads((out / f"{n}.json").read_text()) for n in DATASETS if (out / f"{n}.json").exists()}
     path = out.parent / "confirmation.md"
-    path.write_text(markdown(runs))
+    path.write_text(markdown(runs_in(out, DATASETS)))
     return path
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--datasets", default=",".join(DATASETS), help="comma-separated, of: " + ", ".join(DATASETS))
-    ap.add_argument("--out", type=Path, default=RESULTS / "confirmation")
-    ap.add_argument("--data", type=Path, default=None)
-    ap.add_argument("--render", action="store_true", help="only rewrite confirmation.md from the files present")
+    ap = datasets_parser(__doc__, DATASETS, RESULTS / "confirmation", "confirmation.md")
     args = ap.parse_args(argv)
-    names = [n.strip() for n in args.datasets.split(",") if n.strip()]
-    unknown = [n for n in names if n not in DATASETS]
-    if unknown:
-        raise SystemExit(f"unknown data sets {unknown}; choose from {', '.join(DATASETS)}")
+    names = chosen(args.datasets, DATASETS)
     if not args.render:
         for name in names:
             run_one(name, args.out, data_home(args.data))

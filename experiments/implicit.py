@@ -16,7 +16,6 @@ Usage: python -m experiments.implicit [--datasets NAME,...] [--grid small|full] 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -27,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import RESULTS, log
+from .common import RESULTS, chosen, datasets_parser, log, runs_in
 from .runner import data_home
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,29 +127,16 @@ def markdown(runs: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(out: Path) -> Path:
-    runs = {n: json.loads((out / f"{n}.json").read_text()) for n in DATASETS if (out / f"{n}.json").exists()}
-    path = out.parent / "implicit.md"
-    path.write_text(markdown(runs))
-    return path
-
-
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--datasets", default=",".join(DATASETS), help="comma-separated, of: " + ", ".join(DATASETS))
+    ap = datasets_parser(__doc__, DATASETS, RESULTS / "implicit", "implicit.md")
     ap.add_argument("--grid", default="small", choices=["small", "full"])
-    ap.add_argument("--out", type=Path, default=RESULTS / "implicit")
-    ap.add_argument("--data", type=Path, default=None)
-    ap.add_argument("--render", action="store_true", help="only rewrite implicit.md from the files present")
     args = ap.parse_args(argv)
-    names = [n.strip() for n in args.datasets.split(",") if n.strip()]
-    unknown = [n for n in names if n not in DATASETS]
-    if unknown:
-        raise SystemExit(f"unknown data sets {unknown}; choose from {', '.join(DATASETS)}")
-    if not args.render:
-        for name in names:
-            run(name, args.out, data_home(args.data), args.grid)
-    print(render(args.out).read_text())
+    for name in [] if args.render else chosen(args.datasets, DATASETS):
+        run(name, args.out, data_home(args.data), args.grid)
+    # the Markdown of every data set run so far, whichever run this was
+    results = args.out.parent / "implicit.md"
+    results.write_text(markdown(runs_in(args.out, DATASETS)))
+    print(results.read_text())
 
 
 if __name__ == "__main__":

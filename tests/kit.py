@@ -55,6 +55,12 @@ def scored_pairs(model, test: pd.DataFrame):
     return p, ok, scored_terms(model, u[ok], i[ok])
 
 
+def written(path, text: str):
+    """``path`` with ``text`` written to it."""
+    path.write_text(text)
+    return path
+
+
 def adds_up(d: dict) -> None:
     for r in d["items"]:
         blend = sum(t["weight"] for t in r["blend"])

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from kit import written
 
 from ingest.datasets import load_files, load_movies
 from ingest.errors import DataFormatError, DataRequestError
@@ -10,17 +11,12 @@ from ingest.splits import parse_split, split_ratings
 from ingest.userfiles import read_items, read_ratings
 
 
-def write(path, text):
-    path.write_text(text)
-    return path
-
-
 def test_ratings_headers_aliases_and_text_ids(tmp_path):
-    p = write(tmp_path / "r.csv", "userId,movieId,rating,timestamp\nann,007,4.5,2020-01-02\nbob,12,2,1577836800\n")
+    p = written(tmp_path / "r.csv", "userId,movieId,rating,timestamp\nann,007,4.5,2020-01-02\nbob,12,2,1577836800\n")
     r = read_ratings(p)
     assert r["user"].tolist() == ["ann", "bob"] and r["item"].tolist() == ["007", "12"]  # 007 stays text
     assert r["rating"].tolist() == [4.5, 2.0] and r["timestamp"].tolist() == [1577923200, 1577836800]
-    t = write(tmp_path / "r.tsv", "reader\tbook\tstars\n1\t10\t5\n2\t10\t1\n")
+    t = written(tmp_path / "r.tsv", "reader\tbook\tstars\n1\t10\t5\n2\t10\t1\n")
     r = read_ratings(t, columns={"user": "reader", "item": "book", "rating": "stars"})
     assert r["user"].dtype.kind == "i" and r["item"].tolist() == [10, 10]
 
@@ -32,16 +28,20 @@ def test_ratings_headers_aliases_and_text_ids(tmp_path):
         ("user,item,rating\n1,2,5\n,3,4\n", "r.csv:3: user is empty"),
         ("user,item,rating\n", "r.csv: no ratings after the header line"),
         ("user,item,rating\n1,2,5\n3,4,4\n1,2,1\n", "r.csv:2, 4: user 1 rates item 2 twice"),
+        # interactions (no rating column): a count must be a positive number
+        ("user,item,count\na,s1,2\na,s2,0\n", "r.csv:3: count must be a positive number, got '0'"),
+        ("user,item,count\na,s1,x\n", "r.csv:2: count must be a positive number, got 'x'"),
+        ("user,item\na,\n", "r.csv:2: item is empty"),
     ],
 )
 def test_malformed_ratings_name_file_and_line(tmp_path, text, where):
     with pytest.raises(DataFormatError) as e:
-        read_ratings(write(tmp_path / "r.csv", text))
+        read_ratings(written(tmp_path / "r.csv", text))
     assert where in str(e.value)
 
 
 def test_duplicate_policies(tmp_path):
-    p = write(tmp_path / "r.csv", "user,item,rating\n1,2,5\n1,3,3\n1,2,2\n")
+    p = written(tmp_path / "r.csv", "user,item,rating\n1,2,5\n1,3,3\n1,2,2\n")
     assert read_ratings(p, duplicates="last").set_index("item")["rating"].to_dict() == {2: 2.0, 3: 3.0}
     assert read_ratings(p, duplicates="mean").set_index("item")["rating"].to_dict() == {2: 3.5, 3: 3.0}
     with pytest.raises(DataRequestError, match="duplicates must be"):
@@ -52,19 +52,19 @@ def test_a_missing_column_points_to_the_option_that_maps_it(tmp_path):
     """The hint names the option of the file's own kind, and none for a file that cannot be mapped."""
     from ingest.userfiles import read_person
 
-    write(tmp_path / "r.csv", "reader,book\nr1,b1\n")
+    written(tmp_path / "r.csv", "reader,book\nr1,b1\n")
     with pytest.raises(DataFormatError, match=r"no rating column; name it so or map it \(e.g. --ratings-columns"):
         read_ratings(tmp_path / "r.csv", {"user": "reader", "item": "book"}, implicit=False)
-    write(tmp_path / "i.csv", "thing,genres\nb1,x\n")
+    written(tmp_path / "i.csv", "thing,genres\nb1,x\n")
     with pytest.raises(DataFormatError, match=r"no item column; name it so or map it \(e.g. --items-columns item="):
         read_items(tmp_path / "i.csv")
-    write(tmp_path / "me.csv", "thing,verdict\n1,5\n")
+    written(tmp_path / "me.csv", "thing,verdict\n1,5\n")
     with pytest.raises(DataFormatError, match=r"no item or rating column; name it so$"):
         read_person(tmp_path / "me.csv")
 
 
 def test_items_wide_and_long(tmp_path):
-    wide = write(
+    wide = written(
         tmp_path / "i.csv",
         'item,title,year,genres,Authors\n1,"Dune, the book",1965,Sci-Fi|Classic,Frank Herbert\n'
         "2,Emma (1815),1815,,Jane Austen\n",
@@ -77,11 +77,11 @@ def test_items_wide_and_long(tmp_path):
         (1, "genre", "Sci-Fi"),
         (2, "author", "Jane Austen"),
     ]
-    long = write(tmp_path / "l.tsv", "item\tkind\tvalue\n1\tgenre\tSci-Fi\n1\ttitle\tDune\n2\tgenre\tDrama\n")
+    long = written(tmp_path / "l.tsv", "item\tkind\tvalue\n1\tgenre\tSci-Fi\n1\ttitle\tDune\n2\tgenre\tDrama\n")
     items, attrs = read_items(long)
     assert items.set_index("item")["title"].to_dict() == {1: "Dune", 2: ""} and len(attrs) == 2
     with pytest.raises(DataFormatError, match="i2.csv:3: item 1 appears twice"):
-        read_items(write(tmp_path / "i2.csv", "item,genres\n1,a\n1,b\n"))
+        read_items(written(tmp_path / "i2.csv", "item,genres\n1,a\n1,b\n"))
 
 
 def test_splits():
@@ -110,8 +110,8 @@ def test_splits():
 
 
 def test_load_files_mixed_id_types(tmp_path):
-    r = write(tmp_path / "r.csv", "user,item,rating\n1,b1,5\n2,b1,1\n")
-    i = write(tmp_path / "i.csv", "item,genres\nb1,x\nb2,y\n")
+    r = written(tmp_path / "r.csv", "user,item,rating\n1,b1,5\n2,b1,1\n")
+    i = written(tmp_path / "i.csv", "item,genres\nb1,x\nb2,y\n")
     data = load_files(r, i)
     assert data.test is None and data.kinds == ["genre"] and set(data.items["item"]) == {"b1", "b2"}
 
@@ -142,7 +142,7 @@ def test_ml_latest_small_defaults_to_genres_and_tags(shared_data):
 def test_movielens_duplicates_are_errors(tmp_path):
     from ingest.movielens import read_ml100k_ratings
 
-    p = write(tmp_path / "u.data", "1\t2\t5\t10\n3\t4\t4\t11\n1\t2\t1\t12\n")
+    p = written(tmp_path / "u.data", "1\t2\t5\t10\n3\t4\t4\t11\n1\t2\t1\t12\n")
     with pytest.raises(DataFormatError, match="u.data:1, 3: user 1 rates item 2 twice"):
         read_ml100k_ratings(p)
     assert read_ml100k_ratings(p, "last")["rating"].tolist() == [4, 1]

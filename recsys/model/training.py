@@ -37,7 +37,7 @@ def fit_state(model, ratings, item_attributes, items, progress, scored: bool) ->
     """What ``model.fit`` learns (see :meth:`~recsys.model.ProfileRecommender.fit`)."""
     ratings = as_ratings_frame(ratings)
     say = progress or (lambda message: None)
-    if resolve(model.feedback, ratings) == "implicit":
+    if resolve(model.feedback, ratings) == IMPLICIT:
         return _implicit_state(model, interactions_frame(ratings), item_attributes, items, say)
     if "rating" not in ratings.columns:
         raise RatingsError("ratings have no rating column; for interactions (plays, clicks) use feedback='implicit'")
