@@ -91,6 +91,8 @@ def table(ev: dict) -> list[str]:
         kind = " (control)" if m in CONTROLS else ""
         recall = f"{r['recall@20']:.4f}" if "recall@20" in r else "—"
         setting = json.dumps(r.get("params"), default=str) if m in RANKERS else ""
+        edges = [f"{a} {v['open_edge']}" for a, v in r.get("tuning", {}).get("axes", {}).items() if v.get("open_edge")]
+        setting += f" (on an open edge: {', '.join(edges)})" if edges else ""
         out.append(f"| {m}{kind} | {r['ndcg@10']:.4f} | {recall} | {_interval(ci.get(m))} | {setting} |")
     return out
 
