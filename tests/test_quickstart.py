@@ -86,3 +86,20 @@ def test_the_quick_start_runs_as_written(shared_data, tmp_path, env):
     assert (tmp_path / "m" / "manifest.json").exists() and (tmp_path / "report-13.html").exists()
     listed = [text for line, text in zip(block, outputs, strict=True) if "recommend" in line]
     assert listed and all("you liked" in text and "groups named above" in text for text in listed)
+
+
+@pytest.mark.slow
+def test_the_data_without_stars_example_runs_as_written(tmp_path, env):
+    """The README's example of implicit feedback, but its evaluation (minutes; its path is tested
+    in tests/test_implicit.py): generated plays, trained as interactions, listed with reasons."""
+    (block,) = bash_blocks("Data without stars")
+    env = {**env, "PYTHONPATH": str(README.parent)}  # `python -m benchmarks.…` as from the checkout
+    said = []
+    for line in block:
+        if "recsys evaluate" not in line:
+            res = run(line, tmp_path, env)
+            assert res.returncode == 0, f"{line}\n{res.stderr}"
+            said.append(res.stdout + res.stderr)
+    assert (tmp_path / "plays" / "plays.csv").exists() and (tmp_path / "played" / "manifest.json").exists()
+    assert "read as interactions (implicit feedback)" in said[1]
+    assert "you chose" in said[2] and "chose both" in said[2] and "like chance" not in said[2]
