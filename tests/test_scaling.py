@@ -93,8 +93,7 @@ def test_auto_on_small_data_is_off(data):
 def test_scaling_on_fits_once_and_keeps_every_rating(data):
     train, test, attrs, items = data
     messages = []
-    on = fit(train, attrs, items, scaling="on")
-    ProfileRecommender(like_params=FAST, dislike_params=FAST, item_l2=50.0, scaling="on").fit(
+    on = ProfileRecommender(like_params=FAST, dislike_params=FAST, item_l2=50.0, scaling="on").fit(
         train, attrs, items, progress=messages.append
     )
     assert sum("co-clustering the like relation" in m for m in messages) == 1
