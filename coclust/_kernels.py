@@ -11,7 +11,7 @@ Compile time is a feature here (a new user's first fit waits for it), so the ker
 makes numba slow to compile: array slice assignment (``a[:n] = b`` compiles a shape check that
 formats an error message: ~3 s, once per process), and numpy's sorts (~2.5 s each kind).  Copies
 are loops, sorts are :func:`sort_nonnegative` and :func:`argsort_u64` (LSD radix sorts: stable,
-linear, a few dozen lines).
+linear, a few dozen lines), and a partition's threshold is :func:`kth_smallest`.
 """
 
 from __future__ import annotations
@@ -163,6 +163,28 @@ def sort_nonnegative(a, n):
             a[i] = src[i]
 
 
+@numba.njit(nogil=True, cache=True)
+def sorted_nonnegative(a):
+    """``np.sort(a)`` of non-negative integers ``a``, by :func:`sort_nonnegative` on a copy."""
+    out = np.empty(len(a), dtype=np.int64)
+    for i in range(len(a)):
+        out[i] = a[i]
+    sort_nonnegative(out, len(out))
+    return out
+
+
+@numba.njit(nogil=True, cache=True)
+def unique_nonnegative(a):
+    """``np.unique(a)`` of non-negative integers ``a``."""
+    out = sorted_nonnegative(a)
+    m = 0
+    for i in range(len(out)):
+        if i == 0 or out[i] != out[m - 1]:
+            out[m] = out[i]
+            m += 1
+    return out[:m]
+
+
 @numba.njit("int64[::1](uint64[::1])", nogil=True, cache=True)
 def argsort_u64(keys):
     """The stable ascending order of the ``uint64`` array ``keys`` (equal keys keep their order)."""
@@ -200,6 +222,38 @@ def argsort_u64(keys):
         order, tmp = tmp, order
         shift += np.uint64(_RADIX_BITS)
     return order
+
+
+@numba.njit(inline="always")
+def _before(x, y):
+    """``x`` comes before ``y`` in numpy's sort order: by value, NaN after every number."""
+    return x < y or (y != y and x == x)
+
+
+@numba.njit(nogil=True, cache=True)
+def kth_smallest(values, k):
+    """``np.partition(values, k)[k]``: the value at position ``k`` of ``values`` sorted (NaN last),
+    found by Hoare's selection on a copy.  numba's ``np.partition`` compiles for seconds (it checks
+    its ``kth`` argument with ``np.unique`` and formats shape errors); this, in well under one."""
+    a = values.copy()
+    lo, hi = 0, len(a) - 1
+    while lo < hi:
+        pivot = a[k]
+        i, j = lo, hi
+        while i <= j:
+            while _before(a[i], pivot):
+                i += 1
+            while _before(pivot, a[j]):
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if j < k:
+            lo = i
+        if k < i:
+            hi = j
+    return a[k]
 
 
 @numba.njit(inline="always")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from coclust._kernels import sorted_nonnegative
+
 
 @numba.njit(nogil=True, cache=True)
 def user_attribute_means(r_ptr, r_idx, r_val, a_ptr, a_idx, n_attr, shrinkage):
@@ -44,7 +46,7 @@ def user_attribute_means(r_ptr, r_idx, r_val, a_ptr, a_idx, n_attr, shrinkage):
                     nt += 1
                 count[a] += 1
                 total[a] += r_val[q]
-        mine = np.sort(touched[:nt])
+        mine = sorted_nonnegative(touched[:nt])
         for x in range(nt):
             a = mine[x]
             idx[ptr[u] + x] = a

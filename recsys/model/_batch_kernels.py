@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from coclust._kernels import tally
+from coclust._kernels import kth_smallest, sorted_nonnegative, tally, unique_nonnegative
 
 from ._person_kernels import add_row_votes, first_k_votes
 
@@ -120,11 +120,11 @@ def fold_in(p_ptr, p_idx, p_val, mean, item_bias, bias, resid, lo, hi):
 @numba.njit(nogil=True, cache=True)
 def smallest(keys, m):
     """Positions of the ``m`` smallest ``keys``, by increasing key, ties by position: a stable sort
-    of all of them, found by a threshold (``np.partition``) and a sort of the ``m`` chosen alone."""
+    of all of them, found by a threshold (the ``m``-th smallest key) and a sort of the ``m`` chosen alone."""
     n = len(keys)
     if m >= n:
         return np.argsort(keys, kind="mergesort")
-    cut = np.partition(keys, m - 1)[m - 1]
+    cut = kth_smallest(keys, m - 1)
     below = 0
     for i in range(n):
         if keys[i] < cut:
@@ -147,7 +147,7 @@ def _in_order(touched, n, mark):
     are few, else found by a scan of ``mark`` (non-zero exactly at them) — cheaper once they are a
     large share of its entries."""
     if n * 16 < len(mark):
-        return np.sort(touched[:n])
+        return sorted_nonnegative(touched[:n])
     out = np.empty(n, dtype=np.int64)
     m = 0
     for i in range(len(mark)):
@@ -307,7 +307,7 @@ def _joined_by_item(p_ptr, p_idx, on_side, i_ptr, i_idx, need, t, hits, touched_
             touched_c[n_j] = c
             n_j += 1
         hits[c] = 0
-    return np.sort(touched_c[:n_j])
+    return sorted_nonnegative(touched_c[:n_j])
 
 
 @numba.njit(nogil=True, cache=True)
@@ -322,7 +322,7 @@ def _neighbours_of(joined, budget, m_ptr, m_idx, w, norms, k, num, touched_u, w_
         sizes = np.empty(n_j)  # float64, as every other caller's keys: smallest is compiled once
         for j in range(n_j):
             sizes[j] = m_ptr[joined[j] + 1] - m_ptr[joined[j]]
-        joined = np.sort(joined[smallest(sizes, budget)])  # equal sizes: by index
+        joined = sorted_nonnegative(joined[smallest(sizes, budget)])  # equal sizes: by index
         n_j = budget
     _top_neighbours(joined, n_j, m_ptr, m_idx, w, norms, k, num, touched_u, w_joined, t, out_idx, out_sim, out_len)
 
@@ -406,7 +406,7 @@ def _best(values, cand, n_cand, n, chosen, n_chosen):
     v = np.empty(n_cand)
     for r in range(n_cand):
         v[r] = values[cand[r]]
-    cut = np.partition(-v, n - 1)[n - 1]  # minus the n-th largest
+    cut = kth_smallest(-v, n - 1)  # minus the n-th largest
     above = 0
     for r in range(n_cand):
         if -v[r] < cut:
@@ -452,7 +452,7 @@ def candidates(key, popular, listable, p_ptr, p_idx, has_likes, n, out_len, out_
                 found += 1
         for q in range(p_ptr[t], p_ptr[t + 1]):
             flag[p_idx[q]] = False
-        both = np.unique(chosen[:n_chosen])
+        both = unique_nonnegative(chosen[:n_chosen])
         for r in range(len(both)):
             out_idx[t, r] = both[r]
         out_len[t] = len(both)

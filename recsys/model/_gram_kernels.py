@@ -114,6 +114,14 @@ def cholesky_solve(A, b):
     return b
 
 
+@numba.njit(inline="always")
+def _copy(src, dst, at):
+    """``dst[at : at + len(src)] = src`` as a loop: numba's slice assignment compiles a shape check
+    that formats its error message (seconds of a first fit)."""
+    for r in range(len(src)):
+        dst[at + r] = src[r]
+
+
 @numba.njit(nogil=True, cache=True)
 def solve_dense_rows(G, s_ptr, s_idx, l2, out, lo, hi):
     """For items ``j`` in ``lo..hi-1``: ``out`` at row ``j``'s entries of the support ``s_*`` gets
@@ -122,7 +130,7 @@ def solve_dense_rows(G, s_ptr, s_idx, l2, out, lo, hi):
         start, end = s_ptr[j], s_ptr[j + 1]
         if end > start:
             A, b = system(G, s_idx[start:end], j, l2)
-            out[start:end] = cholesky_solve(A, b)
+            _copy(cholesky_solve(A, b), out, start)
 
 
 @numba.njit(nogil=True, cache=True)
@@ -132,7 +140,7 @@ def solve_sparse_rows(indptr, indices, data, s_ptr, s_idx, l2, out, lo, hi):
         start, end = s_ptr[j], s_ptr[j + 1]
         if end > start:
             A, b = sparse_system(indptr, indices, data, s_idx[start:end], j, l2)
-            out[start:end] = cholesky_solve(A, b)
+            _copy(cholesky_solve(A, b), out, start)
 
 
 @numba.njit(nogil=True, cache=True)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from coclust._kernels import kth_smallest
+
 
 @numba.njit(nogil=True, cache=True)
 def top_k_similar(a_ptr, a_idx, a_val, t_ptr, t_idx, t_val, inv, lo, hi, k):
@@ -54,8 +56,9 @@ def top_k_similar(a_ptr, a_idx, a_val, t_ptr, t_idx, t_val, inv, lo, hi, k):
                 cand_v[got] = s
                 got += 1
         c_, v_ = _top_k(cand_c[:got], cand_v[:got], k)
-        cols[out : out + len(c_)] = c_
-        vals[out : out + len(c_)] = v_
+        for x in range(len(c_)):  # a loop, not slice assignment: its shape check compiles for seconds
+            cols[out + x] = c_[x]
+            vals[out + x] = v_[x]
         lengths[r - lo] = len(c_)
         out += len(c_)
     return lengths, cols[:out], vals[:out]
@@ -66,7 +69,7 @@ def _top_k(c, v, k):
     """The ``k`` entries of largest value in decreasing value, ties by the smaller column."""
     m = len(c)
     if m > k:  # the k-th largest value; above it all are kept, at it the smallest columns
-        thr = np.partition(v, m - k)[m - k]
+        thr = kth_smallest(v, m - k)
         above = v > thr
         n_above = above.sum()
         at = np.flatnonzero(v == thr)
