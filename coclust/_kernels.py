@@ -163,12 +163,18 @@ def sort_nonnegative(a, n):
             a[i] = src[i]
 
 
+@numba.njit(inline="always")
+def copy_into(src, dst, at):
+    """``dst[at : at + len(src)] = src``, as a loop (slice assignment compiles for seconds)."""
+    for x in range(len(src)):
+        dst[at + x] = src[x]
+
+
 @numba.njit(nogil=True, cache=True)
 def sorted_nonnegative(a):
     """``np.sort(a)`` of non-negative integers ``a``, by :func:`sort_nonnegative` on a copy."""
     out = np.empty(len(a), dtype=np.int64)
-    for i in range(len(a)):
-        out[i] = a[i]
+    copy_into(a, out, 0)
     sort_nonnegative(out, len(out))
     return out
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from coclust._kernels import copy_into
+
 from ._lookup import position_in_row
 
 
@@ -114,14 +116,6 @@ def cholesky_solve(A, b):
     return b
 
 
-@numba.njit(inline="always")
-def _copy(src, dst, at):
-    """``dst[at : at + len(src)] = src`` as a loop: numba's slice assignment compiles a shape check
-    that formats its error message (seconds of a first fit)."""
-    for r in range(len(src)):
-        dst[at + r] = src[r]
-
-
 @numba.njit(nogil=True, cache=True)
 def solve_dense_rows(G, s_ptr, s_idx, l2, out, lo, hi):
     """For items ``j`` in ``lo..hi-1``: ``out`` at row ``j``'s entries of the support ``s_*`` gets
@@ -130,7 +124,7 @@ def solve_dense_rows(G, s_ptr, s_idx, l2, out, lo, hi):
         start, end = s_ptr[j], s_ptr[j + 1]
         if end > start:
             A, b = system(G, s_idx[start:end], j, l2)
-            _copy(cholesky_solve(A, b), out, start)
+            copy_into(cholesky_solve(A, b), out, start)
 
 
 @numba.njit(nogil=True, cache=True)
@@ -140,7 +134,7 @@ def solve_sparse_rows(indptr, indices, data, s_ptr, s_idx, l2, out, lo, hi):
         start, end = s_ptr[j], s_ptr[j + 1]
         if end > start:
             A, b = sparse_system(indptr, indices, data, s_idx[start:end], j, l2)
-            _copy(cholesky_solve(A, b), out, start)
+            copy_into(cholesky_solve(A, b), out, start)
 
 
 @numba.njit(nogil=True, cache=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from coclust._kernels import kth_smallest
+from coclust._kernels import copy_into, kth_smallest
 
 
 @numba.njit(nogil=True, cache=True)
@@ -56,9 +56,8 @@ def top_k_similar(a_ptr, a_idx, a_val, t_ptr, t_idx, t_val, inv, lo, hi, k):
                 cand_v[got] = s
                 got += 1
         c_, v_ = _top_k(cand_c[:got], cand_v[:got], k)
-        for x in range(len(c_)):  # a loop, not slice assignment: its shape check compiles for seconds
-            cols[out + x] = c_[x]
-            vals[out + x] = v_[x]
+        copy_into(c_, cols, out)
+        copy_into(v_, vals, out)
         lengths[r - lo] = len(c_)
         out += len(c_)
     return lengths, cols[:out], vals[:out]
