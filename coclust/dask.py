@@ -89,9 +89,18 @@ def client_for(scheduler=None):
 def client_of(scheduler=None):
     """:func:`client_for` as a context: the client, closed with its ``LocalCluster`` after the block
     when this opened it."""
+    import dask
+    from dask.utils import parse_timedelta
+
     client, owned = client_for(scheduler)
+    # a worker killed (out of memory, say) is restarted by its nanny, but the cluster closes that
+    # nanny for good if no worker of its name is registered lost-worker-timeout (15 s) after a loss:
+    # a second loss then leaves fewer workers, or none and a fit that waits forever
+    key = "distributed.deploy.lost-worker-timeout"
+    wait = max(parse_timedelta(dask.config.get(key)), 600.0)
     try:
-        yield client
+        with dask.config.set({key: wait}):
+            yield client
     finally:
         if owned:
             cluster = getattr(client, "cluster", None)
