@@ -41,3 +41,48 @@ def test_sorts_and_uniques_of_indices_are_numpys(values):
     np.testing.assert_array_equal(sorted_nonnegative(values), np.sort(values))
     np.testing.assert_array_equal(sorted_nonnegative(values[::2]), np.sort(values[::2]))  # a strided view
     np.testing.assert_array_equal(unique_nonnegative(values), np.unique(values))
+
+
+@st.composite
+def binary_csr(draw, max_rows: int = 30, max_cols: int = 40, n_rows: int | None = None):
+    """A random 0/1 matrix as a :class:`Csr` with int32 or int64 indices, some rows and columns
+    empty (``n_rows`` of them if given)."""
+    from recsys.model.csr import Csr
+
+    n_rows = draw(st.integers(0, max_rows)) if n_rows is None else n_rows
+    n_cols = draw(st.integers(0, max_cols))
+    dense = draw(hnp.arrays(np.bool_, (n_rows, n_cols), elements=st.booleans()))
+    rows, cols = np.nonzero(dense)
+    m = Csr.from_pairs(rows, cols, (n_rows, n_cols))
+    dtype = draw(st.sampled_from([np.int32, np.int64]))
+    return Csr(m.ptr, m.idx.astype(dtype), None, m.shape), dense
+
+
+@given(binary_csr(), st.data())
+def test_transpose_is_the_stable_sort_by_column(pair, data):
+    from recsys.model.csr import Csr
+
+    m, dense = pair
+    values = data.draw(hnp.arrays(np.float64, m.nnz, elements=st.floats(-5, 5)))
+    t = Csr(m.ptr, m.idx, values, m.shape).transpose()
+    order = np.argsort(m.idx, kind="stable")  # the definition it replaced
+    np.testing.assert_array_equal(t.idx, m.row_of[order])
+    np.testing.assert_array_equal(t.values, values[order])
+    np.testing.assert_array_equal(np.diff(t.ptr), dense.sum(axis=0))
+    assert t.shape == m.shape[::-1] and t.idx.dtype == np.int64
+
+
+@given(binary_csr(max_cols=12), st.data())
+def test_union_of_rows_is_the_pattern_of_the_product(pair, data):
+    from recsys.model.csr import Csr
+    from recsys.model.profiles import _union_by_user
+
+    m, dense = pair  # users × co-clusters
+    part, part_dense = data.draw(binary_csr(n_rows=m.shape[1]))  # co-clusters × columns
+    union = _union_by_user(m, part)
+    expected = (dense.astype(np.int64) @ part_dense.astype(np.int64)) > 0
+    rows, cols = np.nonzero(expected)
+    want = Csr.from_pairs(rows, cols, expected.shape)
+    assert union.shape == expected.shape
+    np.testing.assert_array_equal(union.ptr, want.ptr)
+    np.testing.assert_array_equal(union.idx, want.idx)

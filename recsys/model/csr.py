@@ -133,12 +133,14 @@ class Csr:
         return found, np.where(found, self.values[j] if self.nnz else 0.0, 0.0)
 
     def transpose(self) -> Csr:
-        # entries are in row order already: a stable sort by column (radix for integers) transposes
-        order = np.argsort(self.idx, kind="stable")
-        ptr = np.zeros(self.shape[1] + 1, dtype=np.int64)
-        np.cumsum(np.bincount(self.idx, minlength=self.shape[1]), out=ptr[1:])
+        # entries are in row order already: a stable counting sort by column transposes
+        from ._csr_kernels import transpose_rows
+
+        ptr, rows, order = transpose_rows(
+            np.ascontiguousarray(self.ptr, dtype=np.int64), np.ascontiguousarray(self.idx), np.int64(self.shape[1])
+        )
         vals = None if self.values is None else self.values[order]
-        return Csr(ptr, self.row_of[order], vals, (self.shape[1], self.shape[0]))
+        return Csr(ptr, rows, vals, (self.shape[1], self.shape[0]))
 
     def with_values(self, values: np.ndarray | None) -> Csr:
         return Csr(self.ptr, self.idx, values, self.shape)

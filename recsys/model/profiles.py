@@ -429,21 +429,20 @@ class FittedProfiles:
             raise ValueError("inconsistent model arrays: ratings have no values")
 
 
-def _union_by_user(of_user: Csr, part: Csr, block: int = 256) -> Csr:
-    """Users × columns: the union of ``part``'s rows over each user's co-clusters.
+def _union_by_user(of_user: Csr, part: Csr) -> Csr:
+    """Users × columns: the union of ``part``'s rows over each user's co-clusters (compiled: the
+    memory holds the result, not every (membership, column) pair, billions with the paper's
+    parameters)."""
+    from ._csr_kernels import union_of_rows
 
-    A sparse product in blocks of users: memory holds the result, not every (membership, column)
-    pair (billions with the paper's parameters).
-    """
-    M, P = of_user.to_scipy(), part.to_scipy()
-    rows, cols = [], []
-    for lo in range(0, of_user.n_rows, block):
-        prod = (M[lo : lo + block] @ P).tocoo()
-        rows.append(prod.row.astype(np.int64) + lo)
-        cols.append(prod.col.astype(np.int64))
-    if not rows:
-        return Csr.from_pairs([], [], (of_user.n_rows, part.shape[1]))
-    return Csr.from_pairs(np.concatenate(rows), np.concatenate(cols), (of_user.n_rows, part.shape[1]))
+    ptr, idx = union_of_rows(
+        np.ascontiguousarray(of_user.ptr, dtype=np.int64),
+        np.ascontiguousarray(of_user.idx),
+        np.ascontiguousarray(part.ptr, dtype=np.int64),
+        np.ascontiguousarray(part.idx),
+        np.int64(part.shape[1]),
+    )
+    return Csr(ptr, idx, None, (of_user.n_rows, part.shape[1]))
 
 
 def _minus(a: Csr, b: Csr) -> Csr:

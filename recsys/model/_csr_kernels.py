@@ -1,0 +1,69 @@
+"""Compiled reshaping of a :class:`~recsys.model.csr.Csr` (imported on first use): its transpose and
+the union of its rows through another, both linear in the entries they read.
+
+Both give exactly what the numpy/scipy code they replace gave: the transpose is a counting sort by
+column, stable, as ``np.argsort(idx, kind="stable")`` (a merge sort of every entry: 1.4 of the
+paper rule's 11 s fit on the demo data); the union is the pattern of a sparse product, each row's
+columns increasing, as ``Csr.from_pairs`` of ``(M @ P).tocoo()`` (scipy computes every product's
+sum in two passes, then the pairs are sorted again: 4.4 s of the paper rule's scoring there).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from coclust._kernels import copy_into, sort_nonnegative
+
+
+@numba.njit(nogil=True, cache=True)
+def transpose_rows(ptr, idx, n_cols):
+    """``(t_ptr, t_idx, order)`` of the transpose: row ``c`` holds the rows that store column ``c``,
+    increasing; ``order[q]`` is the position in ``idx`` of the entry that became ``t_idx[q]``."""
+    n_rows = len(ptr) - 1
+    t_ptr = np.zeros(n_cols + 1, dtype=np.int64)
+    for p in range(len(idx)):
+        t_ptr[idx[p] + 1] += 1
+    for c in range(n_cols):
+        t_ptr[c + 1] += t_ptr[c]
+    fill = np.empty(n_cols, dtype=np.int64)
+    copy_into(t_ptr[:n_cols], fill, 0)
+    t_idx = np.empty(len(idx), dtype=np.int64)
+    order = np.empty(len(idx), dtype=np.int64)
+    for r in range(n_rows):
+        for p in range(ptr[r], ptr[r + 1]):
+            q = fill[idx[p]]
+            t_idx[q] = r
+            order[q] = p
+            fill[idx[p]] = q + 1
+    return t_ptr, t_idx, order
+
+
+@numba.njit(nogil=True, cache=True)
+def union_of_rows(m_ptr, m_idx, p_ptr, p_idx, n_cols):
+    """``(ptr, idx)``: row ``u`` the union of the rows ``m_idx[m_ptr[u]:m_ptr[u + 1]]`` of ``P``
+    (``p_*``, ``n_cols`` columns), increasing."""
+    n_rows = len(m_ptr) - 1
+    seen = np.zeros(n_cols, dtype=np.int64)  # u + 1 where row u has the column: never cleared
+    row = np.empty(n_cols, dtype=np.int64)
+    ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    idx = np.empty(max(n_cols, 16), dtype=np.int64)
+    for u in range(n_rows):
+        n = 0
+        for q in range(m_ptr[u], m_ptr[u + 1]):
+            k = m_idx[q]
+            for p in range(p_ptr[k], p_ptr[k + 1]):
+                j = p_idx[p]
+                if seen[j] != u + 1:
+                    seen[j] = u + 1
+                    row[n] = j
+                    n += 1
+        sort_nonnegative(row, n)
+        at = ptr[u]
+        if at + n > len(idx):  # grow the output by doubling
+            grown = np.empty(max(2 * len(idx), at + n), dtype=np.int64)
+            copy_into(idx[:at], grown, 0)
+            idx = grown
+        copy_into(row[:n], idx, at)
+        ptr[u + 1] = at + n
+    return ptr, idx[: ptr[n_rows]].copy()
