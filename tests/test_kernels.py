@@ -74,15 +74,17 @@ def test_transpose_is_the_stable_sort_by_column(pair, data):
 
 @given(binary_csr(max_cols=12), st.data())
 def test_union_of_rows_is_the_pattern_of_the_product(pair, data):
+    from recsys.model._csr_kernels import union_of_bitsets, union_of_rows
     from recsys.model.csr import Csr
     from recsys.model.profiles import _union_by_user
 
     m, dense = pair  # users × co-clusters
-    part, part_dense = data.draw(binary_csr(n_rows=m.shape[1]))  # co-clusters × columns
-    union = _union_by_user(m, part)
+    part, part_dense = data.draw(binary_csr(max_cols=150, n_rows=m.shape[1]))  # co-clusters × columns
     expected = (dense.astype(np.int64) @ part_dense.astype(np.int64)) > 0
-    rows, cols = np.nonzero(expected)
-    want = Csr.from_pairs(rows, cols, expected.shape)
-    assert union.shape == expected.shape
-    np.testing.assert_array_equal(union.ptr, want.ptr)
-    np.testing.assert_array_equal(union.idx, want.idx)
+    want = Csr.from_pairs(*np.nonzero(expected), expected.shape)
+    args = (m.ptr, np.ascontiguousarray(m.idx), part.ptr, np.ascontiguousarray(part.idx), np.int64(part.shape[1]))
+    for ptr, idx in (union_of_rows(*args), union_of_bitsets(*args)):  # both ways, whichever is chosen
+        np.testing.assert_array_equal(ptr, want.ptr)
+        np.testing.assert_array_equal(idx, want.idx)
+    union = _union_by_user(m, part)
+    assert union.shape == expected.shape and np.array_equal(union.idx, want.idx)

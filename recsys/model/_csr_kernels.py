@@ -13,7 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from coclust._kernels import copy_into, sort_nonnegative
+from coclust._kernels import copy_into, lowest_bit_index, popcount, sort_nonnegative
 
 
 @numba.njit(nogil=True, cache=True)
@@ -67,3 +67,37 @@ def union_of_rows(m_ptr, m_idx, p_ptr, p_idx, n_cols):
         copy_into(row[:n], idx, at)
         ptr[u + 1] = at + n
     return ptr, idx[: ptr[n_rows]].copy()
+
+
+@numba.njit(nogil=True, cache=True)
+def union_of_bitsets(m_ptr, m_idx, p_ptr, p_idx, n_cols):
+    """:func:`union_of_rows` by OR-ing the rows of ``P`` as bitsets of ``n_cols`` bits: reads
+    ``(n_cols + 63) // 64`` words a membership where the other reads the row's columns."""
+    n_rows, n_parts = len(m_ptr) - 1, len(p_ptr) - 1
+    words = (n_cols + 63) // 64
+    bits = np.zeros((n_parts, words), dtype=np.uint64)
+    for k in range(n_parts):
+        for p in range(p_ptr[k], p_ptr[k + 1]):
+            j = p_idx[p]
+            bits[k, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+    acc = np.zeros((n_rows, words), dtype=np.uint64)
+    ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    for u in range(n_rows):
+        for q in range(m_ptr[u], m_ptr[u + 1]):
+            k = m_idx[q]
+            for w in range(words):
+                acc[u, w] |= bits[k, w]
+        n = 0
+        for w in range(words):
+            n += popcount(acc[u, w])
+        ptr[u + 1] = ptr[u] + n
+    idx = np.empty(ptr[n_rows], dtype=np.int64)
+    for u in range(n_rows):
+        at = ptr[u]
+        for w in range(words):
+            v = acc[u, w]
+            while v:
+                idx[at] = w * 64 + lowest_bit_index(v)
+                at += 1
+                v &= v - np.uint64(1)
+    return ptr, idx

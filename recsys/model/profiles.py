@@ -429,20 +429,29 @@ class FittedProfiles:
             raise ValueError("inconsistent model arrays: ratings have no values")
 
 
+_BITSET_BYTES = 256 << 20  # the most the union's bitsets may take
+
+
 def _union_by_user(of_user: Csr, part: Csr) -> Csr:
     """Users × columns: the union of ``part``'s rows over each user's co-clusters (compiled: the
     memory holds the result, not every (membership, column) pair, billions with the paper's
     parameters)."""
-    from ._csr_kernels import union_of_rows
+    from ._csr_kernels import union_of_bitsets, union_of_rows
 
-    ptr, idx = union_of_rows(
+    n_cols = part.shape[1]
+    words = (n_cols + 63) // 64
+    # bitsets when OR-ing words reads fewer than the columns do, and the bitsets are small
+    column_reads = int(np.dot(np.bincount(of_user.idx, minlength=part.n_rows), part.lengths))
+    bitset_bytes = 8 * words * (part.n_rows + of_user.n_rows)
+    use_bits = of_user.nnz * words < column_reads and bitset_bytes <= _BITSET_BYTES
+    ptr, idx = (union_of_bitsets if use_bits else union_of_rows)(
         np.ascontiguousarray(of_user.ptr, dtype=np.int64),
         np.ascontiguousarray(of_user.idx),
         np.ascontiguousarray(part.ptr, dtype=np.int64),
         np.ascontiguousarray(part.idx),
-        np.int64(part.shape[1]),
+        np.int64(n_cols),
     )
-    return Csr(ptr, idx, None, (of_user.n_rows, part.shape[1]))
+    return Csr(ptr, idx, None, (of_user.n_rows, n_cols))
 
 
 def _minus(a: Csr, b: Csr) -> Csr:
