@@ -1,9 +1,10 @@
-"""End-to-end tests of ``recsys relations`` as a user runs it (a subprocess), on real and broken data homes."""
+"""End-to-end tests of ``recsys relations`` as a user runs it (a subprocess), on real and broken data
+homes; the broken homes' one-line errors and the help run the same CLI in this process."""
 
 import json
 
 import pytest
-from kit import recsys
+from kit import recsys, recsys_here
 
 GENRE_FLAGS = "|".join(["0"] * 8 + ["1"] + ["0"] * 10)
 
@@ -72,14 +73,14 @@ def test_tiny_home_works(tmp_path):
     ],
 )
 def test_malformed_file_is_one_line_and_exit_2(tmp_path, base, where):
-    res = recsys("relations", "--dataset", "ml-100k", "--split", "u1", home=tiny_home(tmp_path, base))
+    res = recsys_here("relations", "--dataset", "ml-100k", "--split", "u1", home=tiny_home(tmp_path, base))
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and where in lines[0] and "Traceback" not in res.stderr
 
 
 def test_missing_data_home_names_path_and_url(tmp_path):
-    res = recsys("relations", "--no-download", home=tmp_path / "empty")
+    res = recsys_here("relations", "--no-download", home=tmp_path / "empty")
     assert res.returncode == 2
     assert (
         "missing data file" in res.stderr
@@ -91,5 +92,5 @@ def test_missing_data_home_names_path_and_url(tmp_path):
 
 def test_help_everywhere():
     for args in (["--help"], ["fetch", "--help"], ["relations", "--help"]):
-        res = recsys(*args)
+        res = recsys_here(*args)
         assert res.returncode == 0 and "Usage" in res.stdout

@@ -4,7 +4,7 @@ names, trained, evaluated and reported; malformed files; the demo set offline; m
 import json
 
 import pytest
-from kit import COLS, recsys
+from kit import COLS, recsys, recsys_here
 from kit import FAST_FLAGS as FAST
 
 
@@ -70,7 +70,7 @@ def test_malformed_files_one_line_exit_2_nothing_written(tmp_path, ratings, item
         (tmp_path / "items.csv").write_text(items)
         args += ["--items", str(tmp_path / "items.csv"), "--items-columns", "item=book"]
     out = tmp_path / "model"
-    res = recsys(*args, "--out", str(out))
+    res = recsys_here(*args, "--out", str(out))
     assert res.returncode == 2 and not out.exists()
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and where in lines[0] and "Traceback" not in res.stderr
@@ -78,10 +78,10 @@ def test_malformed_files_one_line_exit_2_nothing_written(tmp_path, ratings, item
 
 def test_duplicates_option(tmp_path):
     (tmp_path / "r.csv").write_text("user,item,rating\n1,1,5\n2,1,1\n1,1,4\n2,2,5\n1,2,1\n")
-    res = recsys("relations", "--ratings", str(tmp_path / "r.csv"), "--duplicates", "mean", "--json")
+    res = recsys_here("relations", "--ratings", str(tmp_path / "r.csv"), "--duplicates", "mean", "--json")
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["relations"] == 4
-    res = recsys("relations", "--ratings", str(tmp_path / "r.csv"), "--duplicates", "first")
+    res = recsys_here("relations", "--ratings", str(tmp_path / "r.csv"), "--duplicates", "first")
     assert res.returncode == 2 and "--duplicates must be one of" in res.stderr
 
 
@@ -101,15 +101,16 @@ def test_demo_works_with_no_network_and_no_data_home(tmp_path):
 @pytest.mark.slow
 def test_ml_latest_small_out_of_the_box(shared_data, tmp_path):
     # co-clusters of three users and three movies at least: the item model's pairs of its 9,700
-    # movies (5 million with two) are what the train spends its time on
+    # movies (5 million with two) are what the train spends its time on; both commands run in this
+    # process (the same CLI, without two children's start-up)
     fast = [*FAST[:2], "--band-size", "3", "--min-rows", "3", "--min-cols", "3"]
-    res = recsys(
+    res = recsys_here(
         "train", "--dataset", "ml-latest-small", "--out", str(tmp_path / "m"), "--quiet", *fast, home=shared_data
     )
     assert res.returncode == 0, res.stderr
     manifest = json.loads((tmp_path / "m" / "manifest.json").read_text())
     assert manifest["provenance"]["attribute_kinds"] == ["genre", "tag"] and manifest["provenance"]["split"] == "all"
-    res = recsys(
+    res = recsys_here(
         "evaluate",
         "--dataset",
         "ml-latest-small",
@@ -158,7 +159,7 @@ def test_evaluate_option_errors_come_before_the_data(tmp_path):
         (["--methods", "svd,magic"], "--methods must be among"),
         (["--strong-users", "1.5"], "--strong-users must be in"),
     ):
-        res = recsys("evaluate", "--ratings", str(tmp_path / "none.csv"), *args)
+        res = recsys_here("evaluate", "--ratings", str(tmp_path / "none.csv"), *args)
         assert res.returncode == 2 and message in res.stderr and "Traceback" not in res.stderr
 
 

@@ -223,8 +223,9 @@ def test_cli_scheduler_option_trains_the_same_model(client, books, tmp_path):
     """``--scheduler`` runs the co-clustering, and after it the item model's solves, the
     neighbourhoods' blocks and the held-out terms, on the cluster (their tasks are on its
     scheduler): the model is the local one, array for array."""
-    from kit import COLS, recsys
+    from kit import COLS
     from kit import FAST_FLAGS as FAST
+    from kit import recsys_here as recsys  # in this process: the same CLI without a child's start-up
 
     data = ["--ratings", str(books / "ratings.csv"), "--items", str(books / "books.csv"), *COLS, *FAST]
     scores = []
