@@ -47,6 +47,28 @@ def lowest_bit_index(v):
     return int(_ctpop((v & (~v + np.uint64(1))) - np.uint64(1)))
 
 
+@numba.njit(nogil=True, cache=True)
+def bits_to_indices(bits):
+    """Rows of ``uint64`` bitsets as a CSR pair ``(ptr, idx)``: each row's set bits, increasing."""
+    n, words = bits.shape
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n):
+        c = 0
+        for w in range(words):
+            c += popcount(bits[i, w])
+        ptr[i + 1] = ptr[i] + c
+    idx = np.empty(ptr[n], dtype=np.int64)
+    for i in range(n):
+        p = ptr[i]
+        for w in range(words):
+            v = bits[i, w]
+            while v:
+                idx[p] = w * 64 + lowest_bit_index(v)
+                p += 1
+                v &= v - np.uint64(1)
+    return ptr, idx
+
+
 @numba.njit(inline="always")
 def mix64(h, x):
     """splitmix64's finaliser over a running state: a good 64-bit mix of a short sequence."""

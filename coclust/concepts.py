@@ -25,8 +25,8 @@ import warnings
 import numba
 import numpy as np
 
+from ._kernels import bits_to_indices, grow_rows, sort_nonnegative
 from ._kernels import grow as _grow
-from ._kernels import grow_rows, lowest_bit_index, sort_nonnegative
 from ._kernels import popcount as _popcount
 from ._validation import check_binary_matrix
 from .minhash import as_csr
@@ -205,27 +205,6 @@ def _most_selective(ext, eptr, eidx, iptr, iidx, keep):
     return o_ext, o_eptr, o_eidx, o_iptr, o_iidx
 
 
-@numba.njit(inline="always")
-def _bits_to_indices(ext):
-    n, words = ext.shape
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    for i in range(n):
-        c = 0
-        for w in range(words):
-            c += _popcount(ext[i, w])
-        ptr[i + 1] = ptr[i] + c
-    idx = np.empty(ptr[n], dtype=np.int64)
-    for i in range(n):
-        p = ptr[i]
-        for w in range(words):
-            v = ext[i, w]
-            while v:
-                idx[p] = w * 64 + lowest_bit_index(v)
-                p += 1
-                v &= v - np.uint64(1)
-    return ptr, idx
-
-
 def entity_bitsets(by_entity, others: int, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Bitsets over ``others`` indices of the ``chosen`` rows of the CSR matrix ``by_entity``:
     ``(bits, slot)``, row ``e``'s bitset ``bits[slot[e]]`` (``slot[e] = -1``: none)."""
@@ -344,10 +323,10 @@ def _regions_concepts(
         if keep is None:
             ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, budget - n, density)
             complete = complete and ok
-            eptr, eidx = _bits_to_indices(ext)
+            eptr, eidx = bits_to_indices(ext)
         else:
             ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, budget, density)
-            eptr, eidx = _bits_to_indices(ext)
+            eptr, eidx = bits_to_indices(ext)
             ext, eptr, eidx, iptr, iidx = _most_selective(ext, eptr, eidx, iptr, iidx, keep[g - lo])
         m = ext.shape[0]
         o_rptr = _grow(o_rptr, n + m + 1)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from coclust._kernels import copy_into, lowest_bit_index, popcount, sort_nonnegative
+from coclust._kernels import bits_to_indices, copy_into, sort_nonnegative
 
 
 @numba.njit(nogil=True, cache=True)
@@ -81,23 +81,9 @@ def union_of_bitsets(m_ptr, m_idx, p_ptr, p_idx, n_cols):
             j = p_idx[p]
             bits[k, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
     acc = np.zeros((n_rows, words), dtype=np.uint64)
-    ptr = np.zeros(n_rows + 1, dtype=np.int64)
     for u in range(n_rows):
         for q in range(m_ptr[u], m_ptr[u + 1]):
             k = m_idx[q]
             for w in range(words):
                 acc[u, w] |= bits[k, w]
-        n = 0
-        for w in range(words):
-            n += popcount(acc[u, w])
-        ptr[u + 1] = ptr[u] + n
-    idx = np.empty(ptr[n_rows], dtype=np.int64)
-    for u in range(n_rows):
-        at = ptr[u]
-        for w in range(words):
-            v = acc[u, w]
-            while v:
-                idx[at] = w * 64 + lowest_bit_index(v)
-                at += 1
-                v &= v - np.uint64(1)
-    return ptr, idx
+    return bits_to_indices(acc)
