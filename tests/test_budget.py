@@ -157,7 +157,8 @@ def test_no_concept_no_work():
 def test_a_region_keeps_its_most_selective_concepts_that_fit(seed, n, keep):
     """Step 4's share: the concepts by fewest rows, then fewest columns, then the order found, as
     many as fit ``keep`` memberships (rows + columns), at least one; their arrays carried along."""
-    from coclust.concepts import _bits_to_indices, _most_selective
+    from coclust._kernels import bits_to_indices
+    from coclust.concepts import _most_selective
 
     rng = np.random.default_rng(seed)
     n_rows, n_cols = 70, 12  # two words of extent bits
@@ -167,7 +168,7 @@ def test_a_region_keeps_its_most_selective_concepts_that_fit(seed, n, keep):
     for c, r in enumerate(rows):
         for i in r:
             ext[c, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
-    eptr, eidx = _bits_to_indices(ext)
+    eptr, eidx = bits_to_indices(ext)
     iptr = np.concatenate([[0], np.cumsum([len(c) for c in cols])]).astype(np.int64)
     iidx = np.concatenate([np.zeros(0, dtype=np.int64), *cols]).astype(np.int64)
 
@@ -187,7 +188,7 @@ def test_a_region_keeps_its_most_selective_concepts_that_fit(seed, n, keep):
     got_cols = [o_iidx[o_iptr[k] : o_iptr[k + 1]].tolist() for k in range(len(o_ext))]
     assert got_rows == [rows[c].tolist() for c in expected]
     assert got_cols == [cols[c].tolist() for c in expected]
-    assert _bits_to_indices(o_ext)[1].tolist() == o_eidx.tolist()
+    assert bits_to_indices(o_ext)[1].tolist() == o_eidx.tolist()
 
 
 def test_with_a_budget_a_region_past_max_concepts_stops_alone():
