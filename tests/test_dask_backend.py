@@ -43,18 +43,6 @@ def _close_after_kills(cluster) -> None:
             raise
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _workers_come_back():
-    """A nanny restarts a killed worker, but the cluster (``SpecCluster``) also closes that nanny for
-    good when, ``distributed.deploy.lost-worker-timeout`` (15 s) after a worker's loss, no worker of
-    its name is registered: a worker killed again and restarting at that moment is lost (seen in CI,
-    after which the fit waits for workers forever). The tests' kills are seconds apart."""
-    import dask
-
-    with dask.config.set({"distributed.deploy.lost-worker-timeout": "10 minutes"}):
-        yield
-
-
 @pytest.fixture(scope="module")
 def client():
     with _cluster() as cluster, distributed.Client(cluster) as c:
@@ -148,7 +136,8 @@ STEPS = ("_make_part", "_task_candidates", "_task_sketch", "_group", "relax_inpu
 def test_a_worker_killed_at_every_step_of_a_fit_gives_the_same_coclusters(relation, local_fit, tmp_path):
     # a worker dies as it starts the first task of each step, one step after another in the same
     # fit (each task so killed is retried once, within distributed's allowed failures); the nanny
-    # restarts it each time. One fit rather than one per step: a cluster's start and a fit are most
+    # restarts it each time, and the fit keeps the cluster from closing a nanny whose worker is
+    # still restarting (coclust.dask.client_of). One fit rather than one per step: a cluster's start and a fit are most
     # of each test's time, and every step's recovery is still exercised
     with _cluster() as cluster, distributed.Client(cluster) as c:
         c.register_plugin(_KillWorker(str(tmp_path), STEPS, once=True))
