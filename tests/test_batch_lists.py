@@ -120,6 +120,22 @@ def test_co_clusters_found_by_item_or_by_mask_give_the_same_lists(model, by_item
             assert np.array_equal(want, alone[k])
 
 
+@pytest.mark.parametrize("by_bits", [False, True])
+def test_neighbour_rows_read_by_scan_or_by_bitsets_give_the_same_lists(model, by_bits):
+    """The neighbours' votes read from their whole rows, or from their rows' bitsets at the
+    candidates still short of votes (``_ranked_residuals``): the per-person reference's scores."""
+    rows = _people(model, np.random.default_rng(11), 10)
+    blend = ListBlend(popularity=0.3, like=0.7, candidates=8)
+    m = copy.copy(model)
+    m.fitted_ = dataclasses.replace(model.fitted_, list_blend=blend)
+    lister = Lister(m)
+    lister.by_bits = by_bits
+    assert (lister._ranked_residuals() is None) != by_bits
+    got = [s.dense(t) for _, _, s in lister.blocks(People.of(rows), blend.candidates) for t in range(len(s.n_cand))]
+    for (items, ratings), mine in zip(rows, got, strict=True):
+        assert np.array_equal(reference(m, items, ratings, items, blend.candidates), mine)
+
+
 def test_a_list_never_names_what_it_is_told_not_to(model):
     """``list_key``'s ``rated`` (here: nothing, then the person's first items) is what is excluded."""
     m = copy.copy(model)

@@ -88,3 +88,21 @@ def test_union_of_rows_is_the_pattern_of_the_product(pair, data):
         np.testing.assert_array_equal(idx, want.idx)
     union = _union_by_user(m, part)
     assert union.shape == expected.shape and np.array_equal(union.idx, want.idx)
+
+
+@given(binary_csr(max_cols=200))
+def test_ranked_bitsets_hold_each_row_and_find_each_entry(pair):
+    """The rows as bitsets (bit ``j & 63`` of word ``j >> 6``), and each entry's position in its row
+    found from its column alone: ``ptr + before[word] + (bits of the row below it in the word)``."""
+    from recsys.model._csr_kernels import ranked_row_bitsets
+
+    m, dense = pair
+    n_cols = m.shape[1]
+    bits, before = ranked_row_bitsets(m.ptr, np.ascontiguousarray(m.idx), np.int64(n_cols))
+    unpacked = np.unpackbits(bits.view(np.uint8), axis=1, bitorder="little")[:, :n_cols]
+    np.testing.assert_array_equal(unpacked.astype(bool), dense)
+    for u in range(m.shape[0]):
+        for pos in range(m.ptr[u], m.ptr[u + 1]):
+            j = int(m.idx[pos])
+            below = bits[u, j >> 6] & np.uint64((1 << (j & 63)) - 1)
+            assert m.ptr[u] + before[u, j >> 6] + bin(int(below)).count("1") == pos

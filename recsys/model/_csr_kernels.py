@@ -1,5 +1,5 @@
 """Compiled reshaping of a :class:`~recsys.model.csr.Csr` (imported on first use): its transpose and
-the union of its rows through another, both linear in the entries they read.
+the union of its rows through another, both linear in the entries they read; its rows as bitsets.
 
 Both give exactly what the numpy/scipy code they replace gave: the transpose is a counting sort by
 column, stable, as ``np.argsort(idx, kind="stable")`` (a merge sort of every entry: 1.4 of the
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from coclust._kernels import bits_to_indices, copy_into, sort_nonnegative
+from coclust._kernels import bits_to_indices, copy_into, popcount, sort_nonnegative
 
 
 @numba.njit(nogil=True, cache=True)
@@ -70,16 +70,39 @@ def union_of_rows(m_ptr, m_idx, p_ptr, p_idx, n_cols):
 
 
 @numba.njit(nogil=True, cache=True)
+def row_bitsets(ptr, idx, n_cols):
+    """The rows as bitsets of ``(n_cols + 63) // 64`` words: bit ``j & 63`` of word ``j >> 6``."""
+    n_rows = len(ptr) - 1
+    bits = np.zeros((n_rows, (n_cols + 63) // 64), dtype=np.uint64)
+    for u in range(n_rows):
+        for p in range(ptr[u], ptr[u + 1]):
+            j = idx[p]
+            bits[u, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+    return bits
+
+
+@numba.njit(nogil=True, cache=True)
+def ranked_row_bitsets(ptr, idx, n_cols):
+    """The rows as bitsets (:func:`row_bitsets`) and, per word, how many of the row's columns come
+    before it: the entry of column ``j`` (set in row ``u``'s bitset) is at ``ptr[u] + before[u, j >>
+    6] + (bits below j in its word)`` when each row's columns increase — found without a search."""
+    bits = row_bitsets(ptr, idx, n_cols)
+    before = np.zeros(bits.shape, dtype=np.int32)
+    for u in range(bits.shape[0]):
+        c = 0
+        for w in range(bits.shape[1]):
+            before[u, w] = c
+            c += popcount(bits[u, w])
+    return bits, before
+
+
+@numba.njit(nogil=True, cache=True)
 def union_of_bitsets(m_ptr, m_idx, p_ptr, p_idx, n_cols):
     """:func:`union_of_rows` by OR-ing the rows of ``P`` as bitsets of ``n_cols`` bits: reads
     ``(n_cols + 63) // 64`` words a membership where the other reads the row's columns."""
-    n_rows, n_parts = len(m_ptr) - 1, len(p_ptr) - 1
-    words = (n_cols + 63) // 64
-    bits = np.zeros((n_parts, words), dtype=np.uint64)
-    for k in range(n_parts):
-        for p in range(p_ptr[k], p_ptr[k + 1]):
-            j = p_idx[p]
-            bits[k, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+    n_rows = len(m_ptr) - 1
+    bits = row_bitsets(p_ptr, p_idx, n_cols)
+    words = bits.shape[1]
     acc = np.zeros((n_rows, words), dtype=np.uint64)
     for u in range(n_rows):
         for q in range(m_ptr[u], m_ptr[u + 1]):

@@ -26,7 +26,7 @@ from . import _batch_kernels as kern
 from ._pair_kernels import run_in_ranges
 from .attributes import ATTRIBUTE_SHRINKAGE
 from .csr import Csr
-from .settings import RECOMMENDER_PARAMS
+from .settings import BITSET_BYTES, RECOMMENDER_PARAMS
 from .terms import ATTRIBUTE_TERMS, VOTE_TERMS, like_share
 from .threads import cores, in_threads
 
@@ -36,6 +36,8 @@ BLOCK_CELLS = 1 << 22
 _PEOPLE_PER_RANGE = 8
 # below this many people a block is not split over threads (its kernels are, in ranges)
 _MIN_BLOCK = 64
+# people in the first block of many, scored alone (block_bounds)
+_FIRST_BLOCK = 128
 _FEW = 8  # people scored at most: their co-clusters found through their items (kern.neighbours)
 
 
@@ -166,6 +168,8 @@ class Lister:
         # how the neighbours' co-clusters are found (kern.neighbours's by_item): None lets the
         # number of people choose; the tests set 0 or 2 to compare the two ways
         self.by_item: int | None = None
+        # how the neighbours' votes read their rows (_ranked_residuals): None lets the data choose
+        self.by_bits: bool | None = None
 
     def _narrow(self, name: str, idx: np.ndarray) -> np.ndarray:
         """``idx`` as int32 when it fits (kept for the lists' life): the kernels stream these index
@@ -328,22 +332,44 @@ class Lister:
         table = fp.residuals
         shape = cand.shape
         num, den, cnt = np.zeros(shape), np.zeros(shape), np.zeros(shape, dtype=np.int64)
-        idx = self._narrow("residuals", table.idx)
-        self._run(kern.neighbour_votes, B, nb_idx, nb_sim, nb_len, k_nb, table.ptr, idx, table.values, fp.n_items,
-                  n_cand, cand, self.k, num, den, cnt)  # fmt: skip
+        ranked = self._ranked_residuals()
+        if ranked is None:
+            idx = self._narrow("residuals", table.idx)
+            self._run(kern.neighbour_votes, B, nb_idx, nb_sim, nb_len, k_nb, table.ptr, idx, table.values,
+                      fp.n_items, n_cand, cand, self.k, num, den, cnt)  # fmt: skip
+        else:
+            self._run(kern.neighbour_votes_by_bits, B, nb_idx, nb_sim, nb_len, k_nb, table.ptr, *ranked,
+                      table.values, fp.n_items, n_cand, cand, self.k, num, den, cnt)  # fmt: skip
         return _vote_values(num, den, self.shrinkage)
+
+    def _ranked_residuals(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The residual table's rows as bitsets with their ranks (built on first use, kept), or
+        ``None`` where the neighbours' rows are better scanned (:func:`kern.neighbour_votes`): a
+        neighbour costs at most a word per 64 items one way, an entry per item they rated the
+        other; the bitsets are used where the words are fewer and they take at most
+        :data:`~recsys.model.settings.BITSET_BYTES`.  ``by_bits`` forces either way (the tests)."""
+        table = self.fp.residuals
+        n_users, n_items = table.shape
+        words = (n_items + 63) // 64
+        use = self.by_bits
+        if use is None:
+            use = words * n_users < table.nnz and 12 * words * n_users <= BITSET_BYTES
+        if not use:
+            return None
+        if "_ranked" not in self.__dict__:
+            from ._csr_kernels import ranked_row_bitsets
+
+            self.__dict__["_ranked"] = ranked_row_bitsets(table.ptr, table.idx, np.int64(n_items))
+        return self.__dict__["_ranked"]
 
     # -- many people ------------------------------------------------------------------------------
     def blocks(self, people: People, n_candidates: int | None = None):
         """``(lo, hi, Scored)`` for consecutive blocks of ``people`` (rows of dense item scores
-        bounded by :data:`BLOCK_CELLS`).  With several blocks, the first is scored alone (its
-        kernels in ranges on every core), then one block per core at a time, each on its own thread:
-        the numpy work between one block's kernels overlaps the other's kernels."""
-        n, workers = len(people), cores()
-        size = max(1, min(BLOCK_CELLS // max(self.fp.n_items, 1), -(-n // workers)))
-        if size < _MIN_BLOCK:  # few people: one block
-            size = n
-        bounds = [(lo, min(n, lo + size)) for lo in range(0, n, size)]
+        bounded by :data:`BLOCK_CELLS`; :func:`block_bounds`).  With several blocks, the first is
+        scored alone (its kernels in ranges on every core), then one block per core at a time, each
+        on its own thread: the numpy work between one block's kernels overlaps the other's kernels."""
+        workers = cores()
+        bounds = block_bounds(len(people), workers, max(1, BLOCK_CELLS // max(self.fp.n_items, 1)))
 
         def one(bound, serial: bool = True):
             self._serial.on = serial
@@ -355,6 +381,30 @@ class Lister:
         if bounds:
             yield one(bounds[0], serial=False)
         yield from in_threads(one, bounds[1:], workers, window=workers, first_alone=False)
+
+
+def block_bounds(n: int, workers: int, most: int) -> list[tuple[int, int]]:
+    """``(lo, hi)`` of the blocks :meth:`Lister.blocks` scores ``n`` people in: one block for a few
+    (fewer than :data:`_MIN_BLOCK` a worker); else a first block of at most :data:`_FIRST_BLOCK`
+    people and a ``workers + 1``-th of them, scored alone (it loads the compiled kernels before the
+    threads call them, and its numpy work between kernels leaves the other cores idle, so it is kept
+    small), then the rest in blocks of at most ``most`` people, as many as a multiple of ``workers``
+    and equal to within one person, so that the threads finish together rather than one scoring a
+    last short block alone.
+
+    >>> block_bounds(10, 2, 4)
+    [(0, 10)]
+    >>> block_bounds(1000, 2, 300)
+    [(0, 128), (128, 346), (346, 564), (564, 782), (782, 1000)]
+    """
+    if -(-n // workers) < _MIN_BLOCK:
+        return [(0, n)] if n else []
+    first = min(_FIRST_BLOCK, most, n // (workers + 1))
+    rest = n - first
+    count = -(-rest // most)
+    count = min(rest, -(-count // workers) * workers)
+    ends = first + np.cumsum([rest // count + (k < rest % count) for k in range(count)])
+    return [(0, first)] + [(int(lo), int(hi)) for lo, hi in zip([first, *ends[:-1]], ends, strict=True)]
 
 
 def lister_of(model) -> Lister:

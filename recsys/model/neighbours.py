@@ -270,10 +270,10 @@ def votes_on_person(nb: Neighbours, items: np.ndarray, person: Csr, k: int, shri
     items × their values): ``votes(nb, items, zeros, person, False, k, shrinkage)``, the same floats."""
     from ._person_kernels import votes_on_values
 
-    rated = np.zeros(person.shape[1], dtype=bool)
+    rated = np.zeros(person.shape[1], dtype=np.int64)  # 0 or 1 (first_k_votes adds them)
     values = np.zeros(person.shape[1])
     mine = person.row(0)
-    rated[mine] = True
+    rated[mine] = 1
     values[mine] = person.row_values(0)
     num, den, cnt = votes_on_values(nb.ptr, nb.idx, nb.sim, np.asarray(items, dtype=np.int64), values, rated, k)
     return _votes(num, den, cnt, shrinkage)

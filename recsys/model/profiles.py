@@ -18,7 +18,7 @@ from .csr import Csr
 from .feedback import EXPLICIT, IMPLICIT
 from .ids import IdIndex, id_array
 from .neighbours import Neighbours
-from .settings import SIDES
+from .settings import BITSET_BYTES, SIDES
 
 
 @dataclass(frozen=True, eq=False)
@@ -429,9 +429,6 @@ class FittedProfiles:
             raise ValueError("inconsistent model arrays: ratings have no values")
 
 
-_BITSET_BYTES = 256 << 20  # the most the union's bitsets may take
-
-
 def _union_by_user(of_user: Csr, part: Csr) -> Csr:
     """Users × columns: the union of ``part``'s rows over each user's co-clusters (compiled: the
     memory holds the result, not every (membership, column) pair, billions with the paper's
@@ -443,7 +440,7 @@ def _union_by_user(of_user: Csr, part: Csr) -> Csr:
     # bitsets when OR-ing words reads fewer than the columns do, and the bitsets are small
     column_reads = int(np.dot(np.bincount(of_user.idx, minlength=part.n_rows), part.lengths))
     bitset_bytes = 8 * words * (part.n_rows + of_user.n_rows)
-    use_bits = of_user.nnz * words < column_reads and bitset_bytes <= _BITSET_BYTES
+    use_bits = of_user.nnz * words < column_reads and bitset_bytes <= BITSET_BYTES
     ptr, idx = (union_of_bitsets if use_bits else union_of_rows)(
         np.ascontiguousarray(of_user.ptr, dtype=np.int64),
         np.ascontiguousarray(of_user.idx),

@@ -54,6 +54,10 @@ COCLUSTER_BUDGET = 2.0
 # in 40 s, 800 (the flop budget's cap) 0.2776 in 44 s; EASE 0.2800.  Kept at 200 for the cost.
 ITEM_PARTNERS = 200
 
+# The most a table's rows copied as bitsets may take (the paper rule's union of co-clusters, the
+# lists' neighbour votes): above it those steps read the rows' indices instead.
+BITSET_BYTES = 256 << 20
+
 # Co-clustering parameters chosen for the recommender (measured on u1; see recsys.model.learning).
 RECOMMENDER_PARAMS = dict(n_bands=300, band_size=4, min_rows=2, min_cols=2, min_density=0.8, skip_covered=True)
 # The paper's MovieLens parameters (its table: minO = minF = 2, nhashes 5000, nkeys 4, thr 0,
