@@ -11,6 +11,8 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from kit import FAST, taste_data
 
 from recsys.model import ProfileRecommender
@@ -166,3 +168,22 @@ def test_lists_of_known_and_unknown_users(model):
     lists = model.lists(users, 4)
     assert lists[1] is None and len(lists[0]) == 4
     assert [i for i, _ in lists[0]] == [r["item"] for r in model.recommend(fp.users[0], 4)]
+
+
+@given(n=st.integers(0, 5000), workers=st.integers(1, 8), most=st.integers(1, 2000))
+def test_blocks_cover_everyone_once_and_share_the_work_evenly(n, workers, most):
+    from recsys.model.batch import _FIRST_BLOCK, _MIN_BLOCK, block_bounds
+
+    bounds = block_bounds(n, workers, most)
+    if n == 0:
+        assert bounds == []
+        return
+    assert [lo for lo, _ in bounds] == [0] + [hi for _, hi in bounds[:-1]]  # contiguous, in order
+    assert bounds[-1][1] == n and all(hi > lo for lo, hi in bounds)
+    if len(bounds) == 1:  # a few people: one block, within the cap
+        assert -(-n // workers) < _MIN_BLOCK and n <= most
+        return
+    first, rest = bounds[0][1], [hi - lo for lo, hi in bounds[1:]]
+    assert first <= min(_FIRST_BLOCK, most) and max(rest) <= most  # no block past the cap
+    assert max(rest) - min(rest) <= 1  # the threads' blocks are equal to within one person
+    assert len(rest) % workers == 0 or len(rest) == n - first  # a multiple of the workers (or one a person)

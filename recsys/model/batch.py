@@ -385,19 +385,21 @@ class Lister:
 
 def block_bounds(n: int, workers: int, most: int) -> list[tuple[int, int]]:
     """``(lo, hi)`` of the blocks :meth:`Lister.blocks` scores ``n`` people in: one block for a few
-    (fewer than :data:`_MIN_BLOCK` a worker); else a first block of at most :data:`_FIRST_BLOCK`
+    (fewer than :data:`_MIN_BLOCK` a worker, and at most ``most``); else a first block of at most :data:`_FIRST_BLOCK`
     people and a ``workers + 1``-th of them, scored alone (it loads the compiled kernels before the
     threads call them, and its numpy work between kernels leaves the other cores idle, so it is kept
     small), then the rest in blocks of at most ``most`` people, as many as a multiple of ``workers``
     and equal to within one person, so that the threads finish together rather than one scoring a
     last short block alone.
 
-    >>> block_bounds(10, 2, 4)
+    >>> block_bounds(10, 2, 40)
     [(0, 10)]
+    >>> block_bounds(10, 2, 4)
+    [(0, 3), (3, 7), (7, 10)]
     >>> block_bounds(1000, 2, 300)
     [(0, 128), (128, 346), (346, 564), (564, 782), (782, 1000)]
     """
-    if -(-n // workers) < _MIN_BLOCK:
+    if -(-n // workers) < _MIN_BLOCK and n <= most:
         return [(0, n)] if n else []
     first = min(_FIRST_BLOCK, most, n // (workers + 1))
     rest = n - first
