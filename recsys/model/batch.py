@@ -401,7 +401,7 @@ def block_bounds(n: int, workers: int, most: int) -> list[tuple[int, int]]:
     """
     if -(-n // workers) < _MIN_BLOCK and n <= most:
         return [(0, n)] if n else []
-    first = min(_FIRST_BLOCK, most, n // (workers + 1))
+    first = max(1, min(_FIRST_BLOCK, most, n // (workers + 1)))
     rest = n - first
     count = -(-rest // most)
     count = min(rest, -(-count // workers) * workers)
