@@ -333,13 +333,13 @@ class Lister:
         shape = cand.shape
         num, den, cnt = np.zeros(shape), np.zeros(shape), np.zeros(shape, dtype=np.int64)
         ranked = self._ranked_residuals()
+        # the rows read: as bitsets at the candidates still short of votes, or scanned whole
         if ranked is None:
-            idx = self._narrow("residuals", table.idx)
-            self._run(kern.neighbour_votes, B, nb_idx, nb_sim, nb_len, k_nb, table.ptr, idx, table.values,
-                      fp.n_items, n_cand, cand, self.k, num, den, cnt)  # fmt: skip
+            kernel, rows = kern.neighbour_votes, (self._narrow("residuals", table.idx),)
         else:
-            self._run(kern.neighbour_votes_by_bits, B, nb_idx, nb_sim, nb_len, k_nb, table.ptr, *ranked,
-                      table.values, fp.n_items, n_cand, cand, self.k, num, den, cnt)  # fmt: skip
+            kernel, rows = kern.neighbour_votes_by_bits, ranked
+        args = (nb_idx, nb_sim, nb_len, k_nb, table.ptr, *rows, table.values, fp.n_items, n_cand, cand, self.k)
+        self._run(kernel, B, *args, num, den, cnt)
         return _vote_values(num, den, self.shrinkage)
 
     def _ranked_residuals(self) -> tuple[np.ndarray, np.ndarray] | None:
