@@ -25,12 +25,16 @@ import warnings
 import numba
 import numpy as np
 
-from ._kernels import bits_to_indices, grow_rows, sort_nonnegative
+from ._kernels import argsort_u64, bits_to_indices, grow_rows, sort_nonnegative
 from ._kernels import grow as _grow
 from ._kernels import popcount as _popcount
 from ._validation import check_binary_matrix
 from .minhash import as_csr
 from .params import DENSITY_TOLERANCE
+
+# the orders of a region's columns step 4 may extend intents in (HBLCoClust's column_order)
+BY_INDEX, BY_DEGREE, BY_DEGREE_WHERE_BOUND = 0, 1, 2
+COLUMN_ORDERS = {"index": BY_INDEX, "degree": BY_DEGREE, "auto": BY_DEGREE_WHERE_BOUND}
 
 
 class ConceptBudgetExceeded(RuntimeError):
@@ -275,6 +279,27 @@ def inclose(X, min_rows: int = 1, min_cols: int = 1, max_concepts: int | None = 
 
 
 @numba.njit(nogil=True, cache=True)
+def _by_degree(bits, cols, n_rows):
+    """A region's column bitsets and column indices reordered by decreasing degree in the region
+    (most held first; equal degrees in their order): the order In-Close extends intents in."""
+    n_cols, words = bits.shape
+    keys = np.empty(n_cols, dtype=np.uint64)
+    for j in range(n_cols):
+        held = 0
+        for w in range(words):
+            held += _popcount(bits[j, w])
+        keys[j] = np.uint64(n_rows - held)
+    order = argsort_u64(keys)  # stable
+    out_bits = np.empty_like(bits)
+    out_cols = np.empty_like(cols)
+    for j in range(n_cols):
+        out_cols[j] = cols[order[j]]
+        for w in range(words):
+            out_bits[j, w] = bits[order[j], w]
+    return out_bits, out_cols
+
+
+@numba.njit(nogil=True, cache=True)
 def _regions_concepts(
     csr_ptr,
     csr_idx,
@@ -290,6 +315,7 @@ def _regions_concepts(
     budget,
     density,
     keep=None,
+    order=BY_INDEX,
 ):
     """In-Close2 on each region ``lo..hi-1``; concepts in global row/column indices.
 
@@ -297,7 +323,10 @@ def _regions_concepts(
     it).  With ``keep`` (memberships per region, the work budget's share: :mod:`coclust.budget`),
     each region's search stops at ``budget`` alone — a region that reaches it does not stop the
     others — and the region keeps its most selective concepts (fewest rows, then fewest columns,
-    then the order found) whose memberships fit ``keep[g]``, at least one."""
+    then the order found) whose memberships fit ``keep[g]``, at least one.  ``order``: the order of
+    the columns each region's search extends intents in, :data:`BY_INDEX` or :data:`BY_DEGREE`
+    (:func:`_by_degree`), or with ``keep`` :data:`BY_DEGREE_WHERE_BOUND`: by index where the region's
+    share keeps every concept, by degree where it cannot (the intents come out sorted either way)."""
     local = np.full(n_cols_total, -1, dtype=np.int64)
     o_rptr = np.zeros(1024, dtype=np.int64)
     o_ridx = np.empty(4096, dtype=np.int64)
@@ -320,12 +349,26 @@ def _regions_concepts(
                     bits[j, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
         for j in range(cols.shape[0]):
             local[cols[j]] = -1
+        reordered = order == BY_DEGREE
+        if reordered:
+            bits, cols = _by_degree(bits, cols, rows.shape[0])
         if keep is None:
             ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, budget - n, density)
             complete = complete and ok
             eptr, eidx = bits_to_indices(ext)
         else:
-            ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, budget, density)
+            # BY_DEGREE_WHERE_BOUND: by index, up to the most concepts the share could keep (each holds
+            # min_rows + min_cols memberships at least); past them the share binds, and the region is
+            # searched again by degree
+            limit = budget
+            if order == BY_DEGREE_WHERE_BOUND:
+                limit = min(budget, keep[g - lo] // max(min_rows + min_cols, 1))
+            while True:
+                ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, limit, density)
+                if ok or reordered or limit >= budget:
+                    break
+                bits, cols = _by_degree(bits, cols, rows.shape[0])
+                reordered, limit = True, budget
             eptr, eidx = bits_to_indices(ext)
             ext, eptr, eidx, iptr, iidx = _most_selective(ext, eptr, eidx, iptr, iidx, keep[g - lo])
         m = ext.shape[0]
@@ -343,6 +386,8 @@ def _regions_concepts(
             for p in range(iptr[c], iptr[c + 1]):
                 o_cidx[b] = cols[iidx[p]]
                 b += 1
+            if reordered:  # the intent in the region's order of columns: sorted again
+                sort_nonnegative(o_cidx[o_cptr[n + c] : b], b - o_cptr[n + c])
             o_cptr[n + c + 1] = b
         n += m
         if not complete:

@@ -22,7 +22,7 @@ from ._parallel import chunk_bounds, map_chunks, n_threads
 from ._validation import check_binary_matrix
 from .blocks import Blocks
 from .budget import relax_within
-from .concepts import ConceptBudgetExceeded, _regions_concepts
+from .concepts import COLUMN_ORDERS, ConceptBudgetExceeded, _regions_concepts
 from .lsh import DEFAULT_MEMORY, duplicate_rows, find_seeds
 from .minhash import HashFamily
 from .params import BOOLEAN, DENSITY_TOLERANCE, NONE, Instance, Interval, Options, Params, check_params
@@ -48,6 +48,7 @@ class CoClustering(Params):
         "skip_covered": [BOOLEAN],
         "assign_uncovered": [BOOLEAN],
         "max_concepts": [Interval(int, 1, None)],
+        "column_order": [Options("index", "degree", "auto")],
         "lsh_memory": [Interval(int, 1 << 20, None)],
         "budget": [NONE, Interval(float, 0, None, closed="neither")],
         "binarize": [NONE, Interval(float)],
@@ -70,6 +71,7 @@ class CoClustering(Params):
         skip_covered: bool = False,
         assign_uncovered: bool = False,
         max_concepts: int = 2_000_000,
+        column_order: str = "index",
         lsh_memory: int = DEFAULT_MEMORY,
         budget: float | None = None,
         binarize: float | None = None,
@@ -88,6 +90,7 @@ class CoClustering(Params):
         self.skip_covered = skip_covered
         self.assign_uncovered = assign_uncovered
         self.max_concepts = max_concepts
+        self.column_order = column_order
         self.lsh_memory = lsh_memory
         self.budget = budget
         self.binarize = binarize
@@ -146,8 +149,7 @@ class CoClustering(Params):
                 regions = find_regions(D, Dt, seeds, self.min_rows, self.min_cols, self.skip_covered, self.lsh_memory)
                 self.n_regions_ = len(regions)
             with _timed(timings, "inclose", tell):  # step 4: In-Close2 on every region
-                keep = None if self.budget is None else _region_shares(regions, self.budget * D.nnz)
-                cc = _enumerate(D, regions, self.min_rows, self.min_cols, self.max_concepts, self.min_density, keep)
+                cc = self._concepts(D, regions)
             with _timed(timings, "relax", tell):  # step 5: relaxation, once per distinct feature set
                 cc = cc.select(unique_by_cols(cc))
                 self.n_concepts_ = len(cc)
@@ -162,6 +164,12 @@ class CoClustering(Params):
         self.timings_ = timings
         self._keep(cc, kept, n_obj)
         return self
+
+    def _concepts(self, D, regions: Blocks) -> Blocks:
+        """Step 4 on every region: within the budget's shares, in the ``column_order``."""
+        keep = None if self.budget is None else _region_shares(regions, self.budget * D.nnz)
+        order = COLUMN_ORDERS[self.column_order]
+        return _enumerate(D, regions, self.min_rows, self.min_cols, self.max_concepts, self.min_density, keep, order)
 
     def _relax(self, D, Dt, concepts: Blocks, relax_on, tell) -> Blocks:
         """Step 5 on ``concepts``: all of them, or within the ``budget`` (:mod:`coclust.budget`)."""
@@ -288,7 +296,14 @@ def _region_shares(regions: Blocks, limit: float) -> np.ndarray:
 
 
 def _enumerate(
-    D, regions: Blocks, min_rows: int, min_cols: int, max_concepts: int, density: float, keep: np.ndarray | None = None
+    D,
+    regions: Blocks,
+    min_rows: int,
+    min_cols: int,
+    max_concepts: int,
+    density: float,
+    keep: np.ndarray | None = None,
+    order: int = 0,
 ) -> Blocks:
     """Step 4 on every region.  Without ``keep`` the concepts of all regions together are bounded by
     ``max_concepts`` (past it: :class:`ConceptBudgetExceeded`); with it (the work budget's shares,
@@ -319,6 +334,7 @@ def _enumerate(
             max(budget, 0),
             float(density),
             None if keep is None else keep[lo:hi],
+            order,
         )
         with lock:
             left[0] -= len(part[0]) - 1

@@ -87,6 +87,25 @@ def test_skip_covered_bounds_the_regions():
     assert few.n_regions_ < full.n_regions_
 
 
+def test_column_order_by_degree():
+    """Exact co-clusters do not depend on the order In-Close takes the columns in; relaxed ones may,
+    and stay within their density."""
+    X, _, _ = planted(6, n=60, m=40, blocks=3, noise=0.2)
+    params = dict(n_bands=40, band_size=2, min_rows=3, min_cols=3, random_state=0)
+    exact = [HBLCoClust(column_order=o, **params).fit(X).coclusters_ for o in ("index", "degree")]
+    assert {_key(cc) for cc in exact[0]} == {_key(cc) for cc in exact[1]}
+    relaxed = HBLCoClust(column_order="degree", min_density=0.8, **params).fit(X)
+    by_index = HBLCoClust(min_density=0.8, **params).fit(X)
+    assert {_key(cc) for cc in relaxed.coclusters_} != {_key(cc) for cc in by_index.coclusters_}, "order unused"
+    for rows, cols in relaxed.coclusters_:
+        assert X[np.ix_(rows, cols)].mean() >= 0.8 - 1e-9
+
+
+def _key(cocluster):
+    rows, cols = cocluster
+    return tuple(rows.tolist()), tuple(cols.tolist())
+
+
 def test_assign_uncovered_covers_every_object_with_a_feature():
     X, _, _ = planted(4, n=40, m=30, blocks=2, noise=0.05)
     X[-1] = 0
@@ -222,6 +241,7 @@ def test_bad_input(X, match):
         ({"min_bucket": 0}, "min_bucket"),
         ({"binarize": "yes"}, "binarize"),
         ({"lsh_memory": 10}, "lsh_memory"),
+        ({"column_order": "popular"}, "column_order"),
     ],
 )
 def test_bad_parameters(params, match):

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from coclust import ConceptBudgetExceeded, inclose
+from coclust.concepts import BY_DEGREE, BY_DEGREE_WHERE_BOUND, BY_INDEX
 
 
 def brute_force_concepts(X, min_rows, min_cols):
@@ -141,3 +142,64 @@ def test_relaxed_inclose_equals_the_reference(X, density, min_rows, min_cols):
         for i in range(len(row_ptr) - 1)
     ]
     assert complete and got == relaxed_reference(X, density, min_rows, min_cols)
+
+
+def _step4_on_whole(X, density, min_rows, min_cols, order, keep=None):
+    """Step 4's kernel on one region, the whole matrix, its columns in ``order`` (with ``keep``: the
+    memberships the region's share keeps)."""
+    from coclust._validation import check_binary_matrix
+    from coclust.concepts import _regions_concepts
+
+    D = check_binary_matrix(X)
+    m, n = D.shape
+    row_ptr, row_idx, int_ptr, int_idx, complete = _regions_concepts(
+        D.indptr, D.indices, n, np.array([0, m]), np.arange(m, dtype=np.int64), np.array([0, n]),
+        np.arange(n, dtype=np.int64), 0, 1, min_rows, min_cols, 10**9, float(density),
+        None if keep is None else np.array([keep], dtype=np.int64), order,
+    )  # fmt: skip
+    assert complete
+    return [
+        (tuple(row_idx[row_ptr[i] : row_ptr[i + 1]].tolist()), tuple(int_idx[int_ptr[i] : int_ptr[i + 1]].tolist()))
+        for i in range(len(row_ptr) - 1)
+    ]
+
+
+@given(
+    X=matrices,
+    density=st.sampled_from([0.5, 0.6, 0.75, 0.8, 0.9, 1.0]),
+    min_rows=st.integers(1, 3),
+    min_cols=st.integers(1, 3),
+)
+def test_degree_order_is_the_reference_on_columns_sorted_by_degree(X, density, min_rows, min_cols):
+    """``column_order="degree"``: step 4 finds what the plain reading finds on the matrix with its
+    columns most held first (equal degrees by index), intents mapped back to the columns' indices
+    and sorted; at density 1 that is the same set of concepts as by index (brute force)."""
+    assume(X.sum() > 0)
+    order = np.argsort(-X.sum(axis=0), kind="stable")
+    expected = [
+        (rows, tuple(sorted(int(order[j]) for j in cols)))
+        for rows, cols in relaxed_reference(X[:, order], density, min_rows, min_cols)
+    ]
+    got = _step4_on_whole(X, density, min_rows, min_cols, BY_DEGREE)
+    assert got == expected
+    if density == 1.0:
+        assert set(got) == set(_step4_on_whole(X, density, min_rows, min_cols, BY_INDEX))
+        assert set(got) == brute_force_concepts(X, min_rows, min_cols)
+
+
+@given(
+    X=matrices,
+    density=st.sampled_from([0.6, 0.8, 1.0]),
+    min_rows=st.integers(1, 2),
+    min_cols=st.integers(1, 2),
+    keep=st.integers(0, 60),
+)
+def test_auto_order_is_by_index_where_the_share_keeps_every_concept(X, density, min_rows, min_cols, keep):
+    """``column_order="auto"`` under a budget: a region whose concepts could all fit its share (no
+    more of them than ``keep // (min_rows + min_cols)``) is searched by index, as without it;
+    another by degree.  Either way the share keeps the most selective of what the search found."""
+    assume(X.sum() > 0)
+    found = _step4_on_whole(X, density, min_rows, min_cols, BY_INDEX)
+    fits = len(found) <= keep // (min_rows + min_cols)
+    expected = _step4_on_whole(X, density, min_rows, min_cols, BY_INDEX if fits else BY_DEGREE, keep)
+    assert _step4_on_whole(X, density, min_rows, min_cols, BY_DEGREE_WHERE_BOUND, keep) == expected

@@ -59,7 +59,15 @@ ITEM_PARTNERS = 200
 BITSET_BYTES = 256 << 20
 
 # Co-clustering parameters chosen for the recommender (measured on u1; see recsys.model.learning).
-RECOMMENDER_PARAMS = dict(n_bands=300, band_size=4, min_rows=2, min_cols=2, min_density=0.8, skip_covered=True)
+# column_order "auto": In-Close takes a region's columns most held first where the budget's share
+# binds, by index elsewhere (MovieLens 100K's models are those of the index order).  Measured on
+# the scale benchmark's concentrated structure (1 M ratings, the train's own tenth held out): its
+# interactions' step 4 took 3.0-3.4 s instead of 6.8 s; NDCG@10 on a tenth of the training part
+# held out, by index and by degree everywhere: 0.2861 and 0.2861 (interactions), 0.3484 and 0.3487
+# (ratings); the movielens and popular structures within 0.0003.
+RECOMMENDER_PARAMS = dict(
+    n_bands=300, band_size=4, min_rows=2, min_cols=2, min_density=0.8, skip_covered=True, column_order="auto"
+)
 # The paper's MovieLens parameters (its table: minO = minF = 2, nhashes 5000, nkeys 4, thr 0,
 # spthr 0.8); the like relation then has millions of distinct regions, so the author's
 # skip_covered heuristic is on.
