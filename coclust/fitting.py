@@ -22,7 +22,7 @@ from ._parallel import chunk_bounds, map_chunks, n_threads
 from ._validation import check_binary_matrix
 from .blocks import Blocks
 from .budget import relax_within
-from .concepts import COLUMN_ORDERS, ConceptBudgetExceeded, _regions_concepts
+from .concepts import BY_INDEX, COLUMN_ORDERS, ConceptBudgetExceeded, _regions_concepts
 from .lsh import DEFAULT_MEMORY, duplicate_rows, find_seeds
 from .minhash import HashFamily
 from .params import BOOLEAN, DENSITY_TOLERANCE, NONE, Instance, Interval, Options, Params, check_params
@@ -303,12 +303,13 @@ def _enumerate(
     max_concepts: int,
     density: float,
     keep: np.ndarray | None = None,
-    order: int = 0,
+    order: int = BY_INDEX,
 ) -> Blocks:
     """Step 4 on every region.  Without ``keep`` the concepts of all regions together are bounded by
     ``max_concepts`` (past it: :class:`ConceptBudgetExceeded`); with it (the work budget's shares,
     memberships per region) each region's search is bounded by ``max_concepts`` alone and keeps its
-    most selective concepts within its share."""
+    most selective concepts within its share.  ``order``: the regions' column order
+    (:data:`~coclust.concepts.COLUMN_ORDERS`)."""
     n_r, n_c = regions.sizes()
     bounds = chunk_bounds(n_r.astype(np.float64) * n_c, 8 * n_threads())
     # The budget left when a chunk starts is that chunk's budget: with chunks running on
