@@ -93,6 +93,12 @@ def test_block_lists_are_the_per_person_lists(model, blend, budget):
     got = []
     for _, _, scored in lister.blocks(People.of(rows), n_candidates):
         got += [scored.dense(t) for t in range(len(scored.n_cand))]
+        items, scores, lengths = scored.tops(7)  # the block's lists at once: each person's top
+        for t in range(len(scored.n_cand)):
+            want_items, want_scores = scored.top(t, 7)
+            assert lengths[t] == len(want_items)
+            assert np.array_equal(items[t, : lengths[t]], want_items)
+            assert np.array_equal(scores[t, : lengths[t]], want_scores)
     assert len(got) == len(rows)
     for (items, ratings), mine in zip(rows, got, strict=True):
         want = reference(m, items, ratings, items, n_candidates)

@@ -143,9 +143,10 @@ def batch_lists(model, users, n: int) -> list:
     out: list = [None] * len(index)
     people = People.of_users(fp.ratings, index[known])
     for lo, _, scored in lister(model).blocks(people, candidates(model.list_blend_, n)):
-        for t in range(len(scored.n_cand)):
-            items, scores = scored.top(t, n)
-            out[known[lo + t]] = [(fp.items[i].item(), float(v)) for i, v in zip(items, scores, strict=True)]
+        items, scores, lengths = scored.tops(n)
+        ids, values = fp.items[items].tolist(), scores.tolist()  # Python scalars, converted at once
+        for t, m in enumerate(lengths.tolist()):
+            out[known[lo + t]] = list(zip(ids[t][:m], values[t][:m]))
     return out
 
 
