@@ -3,8 +3,13 @@ autoescaped: text from data is shown as text, never read as markup)."""
 
 from __future__ import annotations
 
+from functools import cache
 
+
+@cache
 def environment():
+    """The one environment of this process: it compiles each template once and keeps it (a page
+    rendered again, or a request served, reads the compiled template)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
     return Environment(
