@@ -394,41 +394,55 @@ def _tighten(csr_ptr, csr_idx, n_cols, r_ptr, rows, c_ptr, cols, groups, density
 
 
 def merge_equal_columns(X, cc: Blocks, min_density: float, min_rows: int) -> Blocks:
-    """Unite the rows of co-clusters with identical column sets (step 6)."""
-    row_ptr, row_idx, col_ptr, col_idx = cc.row_ptr, cc.row_idx, cc.col_ptr, cc.col_idx
-    n = len(row_ptr) - 1
+    """Unite the rows of co-clusters with identical column sets (step 6): each group of equal
+    column sets becomes one co-cluster (the columns and the place of its first member, the union
+    of the members' rows, tightened back to ``min_density`` when ``min_density < 1``); those left
+    with fewer than ``min_rows`` rows are dropped.
+
+    Most column sets are held by one co-cluster, whose rows (sorted, distinct) stay as they are:
+    only the groups of several are united, so the cost follows their rows, not every co-cluster's."""
+    n = len(cc)
     if n == 0:
         return cc
-    first, group = group_ids(Blocks(row_ptr, row_idx, col_ptr, col_idx).column_hashes())
-    n_groups = len(first)
+    first, group = group_ids(cc.column_hashes())
+    count = np.bincount(group, minlength=len(first))
+    merged = np.flatnonzero(count > 1)  # groups of several members, in group order
+    # a block per co-cluster, then one per merged group: the union of its members' rows
+    source = first.copy()
+    source[merged] = n + np.arange(len(merged))
+    if len(merged):
+        cc = Blocks.concat([cc, _united(X, cc, merged, group, first, min_density)])
+    lengths = np.diff(cc.row_ptr)[source]
+    order = np.argsort(first, kind="stable")  # the groups in the order their first member came
+    keep = order[lengths[order] >= min_rows]
+    return cc.select(source[keep])
+
+
+def _united(X, cc: Blocks, merged: np.ndarray, group: np.ndarray, first: np.ndarray, min_density: float) -> Blocks:
+    """The ``merged`` groups as blocks: their members' rows united (sorted, distinct; tightened to
+    ``min_density`` below 1), the columns of their ``first`` member."""
+    local = np.full(len(first), -1, dtype=np.int64)
+    local[merged] = np.arange(len(merged))
+    members = np.flatnonzero(local[group] >= 0)
+    part = cc.select(members)
     # union of rows per group: sort (group, row) pairs and drop repeats
-    sizes = np.diff(row_ptr)
-    g_of = np.repeat(group, sizes).astype(np.int64)
-    key = g_of * X.shape[0] + row_idx
-    key = unique_sorted(key)
-    g_rows = key // X.shape[0]
+    g_of = np.repeat(local[group[members]], np.diff(part.row_ptr))
+    key = unique_sorted(g_of * X.shape[0] + part.row_idx)
     rows = key % X.shape[0]
-    r_ptr = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(np.bincount(g_rows, minlength=n_groups), out=r_ptr[1:])
-    # groups keep the columns of their first member
-    c_len = np.diff(col_ptr)[first]
-    c_ptr = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(c_len, out=c_ptr[1:])
-    c_idx = col_idx[np.repeat(col_ptr[first] - c_ptr[:-1], c_len) + np.arange(c_ptr[-1])]
-    # only merged groups can have lost density
-    merged = np.flatnonzero(np.bincount(group, minlength=n_groups) > 1)
-    if min_density < 1.0 and len(merged):
-        new_len = _tighten(X.indptr, X.indices, X.shape[1], r_ptr, rows, c_ptr, c_idx, merged, min_density)
-        # cut each group's slice to its new length
+    r_ptr = np.zeros(len(merged) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(key // X.shape[0], minlength=len(merged)), out=r_ptr[1:])
+    cols = cc.select(first[merged])
+    if min_density < 1.0:
+        # the united rows may be sparser than the members were: drop the sparsest until dense again
+        everyone = np.arange(len(merged), dtype=np.int64)
+        new_len = _tighten(
+            X.indptr, X.indices, X.shape[1], r_ptr, rows, cols.col_ptr, cols.col_idx, everyone, min_density
+        )
         starts = r_ptr[:-1]
-        r_ptr = np.zeros(n_groups + 1, dtype=np.int64)
+        r_ptr = np.zeros(len(merged) + 1, dtype=np.int64)
         np.cumsum(new_len, out=r_ptr[1:])
         rows = rows[np.repeat(starts - r_ptr[:-1], new_len) + np.arange(r_ptr[-1])]
-    # restore first-seen order
-    order = np.argsort(first, kind="stable")
-    r_len = np.diff(r_ptr)[order]
-    keep = order[r_len >= min_rows]
-    return Blocks(r_ptr, rows, c_ptr, c_idx).select(keep)
+    return Blocks(r_ptr, rows, cols.col_ptr, cols.col_idx)
 
 
 def assign_uncovered(X, row_ptr, row_idx, col_ptr, col_idx, chunk: int = 256):

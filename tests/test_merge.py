@@ -46,3 +46,48 @@ def test_tighten_matches_the_rule(seed, density):
     for g in range(n_groups):
         kept = slice(r_ptr[g], r_ptr[g] + want_len[g])
         assert got_rows[kept].tolist() == want_rows[kept].tolist()
+
+
+def _merge_reference(X, rows, cols, density, min_rows):
+    """Step 6 by its definition: co-clusters with the same column set, in the order their first
+    member came, become one with the union of their rows (tightened when several were united),
+    kept with at least ``min_rows`` rows."""
+    groups: dict[tuple, list[int]] = {}
+    for k, c in enumerate(cols):
+        groups.setdefault(tuple(c), []).append(k)
+    out = []
+    for c, members in groups.items():
+        united = np.unique(np.concatenate([rows[k] for k in members])).astype(np.int64)
+        if len(members) > 1 and density < 1.0:
+            c_arr = np.asarray(c, dtype=np.int64)
+            n, kept = _tighten_reference(
+                X, np.array([0, len(united)]), united, np.array([0, len(c)]), c_arr, [0], density
+            )
+            united = kept[: n[0]]
+        if len(united) >= min_rows:
+            out.append((united.tolist(), list(c)))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([0.5, 0.8, 1.0]), st.integers(1, 4))
+def test_equal_column_sets_are_merged_as_defined(seed, density, min_rows):
+    from coclust.blocks import Blocks
+    from coclust.relax import merge_equal_columns
+
+    rng = np.random.default_rng(seed)
+    n_rows, n_cols = 30, 10
+    X = sp.csr_matrix((rng.random((n_rows, n_cols)) < 0.6).astype(np.int8))
+    pool = [np.sort(rng.choice(n_cols, rng.integers(1, 5), replace=False)) for _ in range(int(rng.integers(1, 6)))]
+    k = int(rng.integers(0, 16))
+    rows = [np.sort(rng.choice(n_rows, rng.integers(1, 10), replace=False)) for _ in range(k)]
+    cols = [pool[int(rng.integers(len(pool)))] for _ in range(k)]
+    got = merge_equal_columns(X, Blocks.from_lists(rows, cols), density, min_rows)
+    as_lists = [
+        (
+            got.row_idx[got.row_ptr[i] : got.row_ptr[i + 1]].tolist(),
+            got.col_idx[got.col_ptr[i] : got.col_ptr[i + 1]].tolist(),
+        )
+        for i in range(len(got))
+    ]
+    assert as_lists == _merge_reference(X, rows, cols, density, min_rows)
