@@ -74,3 +74,27 @@ def test_itemknn_equals_cosine_neighbourhoods(u1):
     np.put_along_axis(S, drop, 0.0, axis=1)
     plain, ours = plain_ndcg(X @ S, u1), anchor_ndcg(ItemKNN(2.0, 0, "likes", k=k), u1)
     assert abs(plain - ours) < 0.01 and ours > 0.38
+
+
+@pytest.mark.parametrize("kind", ["likes", "weighted"])
+def test_ease_is_fitted_on_the_matrix_of_its_input(kind):
+    """EASE's weights are the closed form of the users × items matrix its input makes: 0/1 for the
+    likes, the stars for ``weighted`` (the Gram matrix of the stars, not of their pattern)."""
+    import pandas as pd
+
+    from recsys.evaluation.anchors import EASE
+    from recsys.evaluation.methods import Training
+
+    rng = np.random.default_rng(3)
+    cells = [(u, i) for u in range(12) for i in range(7) if rng.random() < 0.6]
+    ratings = pd.DataFrame(cells, columns=["user", "item"]).assign(rating=rng.integers(1, 6, len(cells)))
+    X = np.zeros((12, 7))
+    values = ratings["rating"].to_numpy(dtype=float)
+    keep = np.ones(len(values), bool) if kind == "weighted" else values > 2
+    X[ratings["user"][keep], ratings["item"][keep]] = values[keep] if kind == "weighted" else 1.0
+    P = np.linalg.inv(X.T @ X + 5.0 * np.eye(7))
+    B = P / -np.diag(P)
+    np.fill_diagonal(B, 0.0)
+    model = EASE(2.0, 0, kind, lamb=5.0).fit(Training(ratings))
+    seen = model.items_.to_numpy()
+    np.testing.assert_allclose(model.W_, B[np.ix_(seen, seen)], atol=1e-9)

@@ -8,7 +8,10 @@ tested: RP3beta against its formula on a hand-computed example, ItemKNN against 
 Each is fitted on a users × items matrix of its ``input``, a choice its grid tunes like any other
 parameter: 1 for every training rating (``"all"``), for the likes only (``"likes"``, a rating
 above 2), for the ratings the lists count as relevant only (``"relevant"``, 4 and above), or every
-rating with its value (``"weighted"``: 1–5, so that iALS's confidence grows with the stars).
+rating with its value (``"weighted"``: 1–5, so that iALS's confidence grows with the stars, and
+EASE's Gram matrix and ItemKNN's cosines are those of the stars).  RP3beta walks the 0/1 graph
+whatever the input (its definition); an item–item model's scores sum its weights times the
+user's row of the matrix, stars included.
 
 Scores: ``x_u W`` for the item–item models (``W`` the learned items × items weights), ``p_u · q_i``
 for the factor models.  A new user (strong generalisation) is folded in from their history
@@ -129,7 +132,8 @@ class EASE(_ItemItem):
         import cornac
 
         coo = X.tocoo()
-        triples = list(zip(coo.row.tolist(), coo.col.tolist(), [1.0] * coo.nnz, strict=True))
+        # the matrix's values: 1 for the 0/1 inputs, the stars for "weighted" (cornac's G = X'X reads them)
+        triples = list(zip(coo.row.tolist(), coo.col.tolist(), coo.data.astype(np.float64).tolist(), strict=True))
         data = cornac.data.Dataset.from_uir(triples, seed=self.seed)
         model = cornac.models.EASE(lamb=self.params["lamb"], posB=False, verbose=False, seed=self.seed)
         model.fit(data)
