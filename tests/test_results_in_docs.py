@@ -198,4 +198,25 @@ def test_the_readme_seed_sentence_is_the_results_files():
     ) in readme
     for m, name in (("ease", "EASE"), ("ials", "iALS")):
         values = lead[m].rsplit(", ", 1)
-        assert f"product − {name} {'is ' if m == 'ease' else ''}{values[0]} and {values[1]}" in readme, lead[m]
+        said = "(before the fix) is " if m == "ease" else ""  # EASE's weighted input, fixed in bfb43c5
+        assert f"product − {name} {said}{values[0]} and {values[1]}" in readme, lead[m]
+
+
+def test_the_readme_ease_correction_is_the_results_file():
+    """The README's correction of its EASE rows (the weighted input fitted on the stars) says what
+    ``experiments/results/ease_stars.json`` says: the means, the pooled difference and its side."""
+    cmp = json.loads((ROOT / "experiments/results/ease_stars.json").read_text())["comparison"]
+    d = cmp["pooled"]["ease"]
+    lo, hi = d["diff_ci"]
+    side = "**below EASE**" if hi < 0 else "**above EASE**" if lo > 0 else "**level with EASE**"
+    signed = lambda v: f"{v:+.4f}".replace("-", "−")  # noqa: E731
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert (
+        f"EASE scores {cmp['means']['ease']:.4f} on the five-fold mean (the table: {cmp['means']['ease_before']:.4f}), "
+        f"and the product is {side}: {signed(d['diff'])} [{signed(lo)}, {signed(hi)}]"
+    ) in readme
+    # the experiment's own EASE, through the same pooled interval: the experiment's figures
+    from experiments.movielens import pooled_list_interval
+
+    payload = json.loads((ROOT / "experiments/results/movielens.json").read_text())
+    assert cmp["pooled"]["ease_before"] == pooled_list_interval(payload["results"], payload["folds"])["ease"]
