@@ -46,11 +46,9 @@ def rated_last_ease():
                 self.input
             ]
             X.eliminate_zeros()
-            # as our anchor (recsys.evaluation.anchors.EASE): the weights learnt from the 0/1 matrix of
-            # the input's ratings, a user's row read with its values (the stars for ``weighted``)
-            B01 = X.copy()
-            B01.data[:] = 1.0
-            G = (B01.T @ B01).toarray() + self.lamb * np.eye(X.shape[1])  # EASE (Steck 2019), as cornac's fit
+            # as our anchor (recsys.evaluation.anchors.EASE, since bfb43c5): the weights learnt from the
+            # input's matrix (the stars for ``weighted``), a user's row read with the same values
+            G = (X.T @ X).toarray() + self.lamb * np.eye(X.shape[1])  # EASE (Steck 2019), as cornac's fit
             P = np.linalg.inv(G)
             self.B = P / (-np.diag(P))
             np.fill_diagonal(self.B, 0.0)
