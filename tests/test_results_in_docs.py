@@ -215,6 +215,13 @@ def test_the_readme_ease_correction_is_the_results_file():
         f"EASE scores {cmp['means']['ease']:.4f} on the five-fold mean (the table: {cmp['means']['ease_before']:.4f}), "
         f"and the product is {side}: {signed(d['diff'])} [{signed(lo)}, {signed(hi)}]"
     ) in readme
+    b = cmp["pooled"]["ease_blend"]
+    assert b["diff_ci"][1] < 0  # the sentence says "below it"
+    assert (
+        f"Given the product's blend, EASE scores {cmp['means']['ease_blend']:.4f} (the table: "
+        f"{cmp['means']['ease_blend_before']:.4f}) and the product is below it by {signed(b['diff'])} "
+        f"[{signed(b['diff_ci'][0])}, {signed(b['diff_ci'][1])}]"
+    ) in readme
     # the experiment's own EASE, through the same pooled interval: the experiment's figures
     from experiments.movielens import pooled_list_interval
 
