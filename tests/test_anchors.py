@@ -76,6 +76,27 @@ def test_itemknn_equals_cosine_neighbourhoods(u1):
     assert abs(plain - ours) < 0.01 and ours > 0.38
 
 
+@pytest.mark.parametrize("stars", [False, True])
+def test_ease_is_cornacs(stars):
+    """The closed form in place gives cornac's ``EASE`` weights, 0/1 or starred input."""
+    import cornac
+    import scipy.sparse as sp
+
+    from recsys.model.item_model import ease_weights
+
+    rng = np.random.default_rng(5)
+    X = np.where(rng.random((40, 25)) < 0.3, rng.integers(1, 6, (40, 25)) if stars else 1, 0).astype(float)
+    X[:, 7] = 0  # an item nobody rated: zero weights both ways
+    rows, cols = np.nonzero(X)
+    data = cornac.data.Dataset.from_uir(list(zip(rows.tolist(), cols.tolist(), X[rows, cols].tolist())), seed=0)
+    theirs = cornac.models.EASE(lamb=30.0, posB=False, verbose=False, seed=0).fit(data).B
+    seen = np.array(sorted(data.iid_map))
+    order = np.array([data.iid_map[j] for j in seen])
+    ours = ease_weights(sp.csr_matrix(X), 30.0)
+    np.testing.assert_allclose(ours[np.ix_(seen, seen)], theirs[np.ix_(order, order)], atol=1e-12)
+    assert not ours[7].any() and not ours[:, 7].any()
+
+
 @pytest.mark.parametrize("kind", ["likes", "weighted"])
 def test_ease_is_fitted_on_the_matrix_of_its_input(kind):
     """EASE's weights are the closed form of the users × items matrix its input makes: 0/1 for the

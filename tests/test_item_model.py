@@ -350,3 +350,62 @@ def test_sparse_gram_rows_longer_than_the_support_give_the_dense_weights(monkeyp
     monkeypatch.setattr(im, "DENSE_GRAM_SHARE", 2.0)  # never dense: the sparse path
     sparse = item_weights(liked, support, 2.0)
     assert np.array_equal(sparse.idx, dense.idx) and np.array_equal(sparse.values, dense.values)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 14), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_the_inverse_of_a_penalised_gram_matrix_is_numpys(n, block, seed):
+    from recsys.model.item_model import _spd_inverse
+
+    rng = np.random.default_rng(seed)
+    X = (rng.random((20, n)) < 0.3).astype(float)
+    G = X.T @ X + 0.5 * np.eye(n)
+    P = _spd_inverse(G.copy(), block)
+    assert P == pytest.approx(np.linalg.inv(G), abs=1e-10)
+    assert np.array_equal(P, P.T)
+
+
+def test_an_indefinite_matrix_is_refused_by_name():
+    from recsys.model.item_model import _spd_inverse
+
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        _spd_inverse(np.array([[1.0, 2.0], [2.0, 1.0]]))
+
+
+def test_refits_within_shared_solves_solve_each_item_model_once(monkeypatch):
+    import recsys.model.item_model as im
+
+    train, _, attrs, items = taste_data()
+    params = dict(like_params=FAST, dislike_params=FAST, item_l2=50.0)
+    solves = []
+    real = im._item_weights
+    monkeypatch.setattr(im, "_item_weights", lambda *a: solves.append(1) or real(*a))
+    alone = ProfileRecommender(**params).fit(train, attrs, items).profiles_
+    n_fit = len(solves)  # a fit: the validation profiles and the final ones, likes and residuals
+    with im.shared_solves():
+        a = ProfileRecommender(**params).fit(train, attrs, items).profiles_
+        b = ProfileRecommender(**params, neighbours="ratings").fit(train, attrs, items).profiles_
+        c = ProfileRecommender(**{**params, "item_l2": 60.0}).fit(train, attrs, items).profiles_
+    assert len(solves) == 3 * n_fit, "the neighbours' control solved again; the new penalty did not"
+    assert a.item_weights is b.item_weights and a.residual_weights is b.residual_weights
+    for got in (a, b):
+        for name in ("item_weights", "residual_weights"):
+            assert np.array_equal(getattr(got, name).values, getattr(alone, name).values)
+            assert np.array_equal(getattr(got, name).idx, getattr(alone, name).idx)
+    assert not np.array_equal(c.item_weights.values, a.item_weights.values)
+    ProfileRecommender(**params).fit(train, attrs, items)
+    assert len(solves) == 4 * n_fit, "outside the block nothing is kept"
+
+
+def test_shared_solves_let_the_oldest_go_past_their_bytes(monkeypatch):
+    import recsys.model.item_model as im
+
+    rng = np.random.default_rng(3)
+    X = (rng.random((30, 10)) < 0.4).astype(float)
+    liked = Csr.from_pairs(*np.nonzero(X), X.shape)
+    support = support_of(Csr.from_pairs(*np.nonzero(np.ones((1, 10))), (1, 10)), 10)
+    monkeypatch.setattr(im, "SHARED_SOLVES_BYTES", 1)
+    with im.shared_solves():
+        first = item_weights(liked, support, 1.0)
+        item_weights(liked, support, 2.0)  # the only one kept now
+        assert item_weights(liked, support, 1.0) is not first

@@ -1,7 +1,8 @@
 """The top-N anchors: the methods a recommender engineer would compare lists with.
 
-EASE (Steck 2019) comes from cornac, iALS and BPR from implicit, so that these anchors do not
-depend on our code; RP3beta (Paudel et al. 2017), which neither library has, and ItemKNN with the
+iALS and BPR come from implicit, so that these anchors do not depend on our code; EASE (Steck
+2019) is its closed form, tested equal to cornac's implementation (ours inverts in place, twice
+as fast at ml-latest-small's catalogue); RP3beta (Paudel et al. 2017), which neither library has, and ItemKNN with the
 shrinkage and feature weighting its tuned form needs (implicit's has neither) are written here and
 tested: RP3beta against its formula on a hand-computed example, ItemKNN against implicit's
 ``CosineRecommender`` where the two coincide.
@@ -123,26 +124,19 @@ class _ItemItem(_ItemMatrix):
 
 
 class EASE(_ItemItem):
-    """EASE (Steck 2019), cornac's: ``W = I - P / diag(P)`` with ``P = (X'X + λI)^-1``, zero
-    diagonal, negative weights kept (``posB=False``, the paper's model)."""
+    """EASE (Steck 2019): ``W = I - P / diag(P)`` with ``P = (X'X + λI)^-1``, zero diagonal,
+    negative weights kept (cornac's ``posB=False``, the paper's model); the closed form by a
+    Cholesky inverse in place (:func:`~recsys.model.item_model.ease_weights`), tested equal to
+    cornac's ``EASE``, whose LU inverse and copies took twice the time and four times the memory
+    (43 s and four 0.75 GB arrays a fit at ml-latest-small's 9,700 movies)."""
 
     name = "ease"
 
     def _learn(self, X) -> None:
-        import cornac
+        from ..model.item_model import ease_weights
 
-        coo = X.tocoo()
-        # the matrix's values: 1 for the 0/1 inputs, the stars for "weighted" (cornac's G = X'X reads them)
-        triples = list(zip(coo.row.tolist(), coo.col.tolist(), coo.data.astype(np.float64).tolist(), strict=True))
-        data = cornac.data.Dataset.from_uir(triples, seed=self.seed)
-        model = cornac.models.EASE(lamb=self.params["lamb"], posB=False, verbose=False, seed=self.seed)
-        model.fit(data)
-        # cornac's item order → ours (its item ids are our column indices)
-        order = np.array([data.iid_map[j] for j in range(X.shape[1]) if j in data.iid_map])
-        seen = np.array([j for j in range(X.shape[1]) if j in data.iid_map], dtype=np.int64)
-        W = np.zeros((X.shape[1], X.shape[1]))
-        W[np.ix_(seen, seen)] = model.B[np.ix_(order, order)]
-        self.W_ = W
+        # the matrix's values: 1 for the 0/1 inputs, the stars for "weighted"
+        self.W_ = ease_weights(X, float(self.params["lamb"]))
 
 
 class ItemKNN(_ItemItem):

@@ -58,6 +58,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import RatingsError
+from ..model.item_model import shared_solves
 from ..model.ratings import holdout_mask
 from ..model.settings import PAPER_PARAMS
 from ..model.terms import GROUPS
@@ -348,7 +349,13 @@ def evaluate(
 ) -> dict:
     """Run the protocol (module docstring) on one train/test split; returns every figure as a dict:
     ``methods``, ``ablations``, ``ci``, ``topn``, ``strong``, ``profile`` (the fitted model's
-    counts), ``protocol`` and ``seconds``."""
+    counts), ``protocol`` and ``seconds``.  The profile model's refits share their item models'
+    solves where the inputs are the same (:func:`~recsys.model.item_model.shared_solves`)."""
+    with shared_solves():
+        return _evaluate(train, test, attributes, items, protocol, setup, progress)
+
+
+def _evaluate(train, test, attributes, items, protocol: Protocol | None, setup: Setup | None, progress) -> dict:
     protocol, setup = protocol or Protocol(), setup or Setup()
     say = progress or (lambda message: None)
     t0 = time.perf_counter()
