@@ -108,11 +108,12 @@ CONTROLS = {"neighbours_from_ratings": {"neighbours": "ratings"}}
 # controls of the lists: the item model on other pairs than the co-clusters';
 # without the attribute evidence (new items are then not listed from their attributes);
 # the item model alone (no popularity or like-probability blended in, recsys.model.list_blend)
+_UNBLENDED = {"list_score": "item_model"}
 LIST_CONTROLS = {
     "random_support": {"item_support": "random"},
     "full_support": {"item_support": "all"},
     "no_attributes": {"evidence": _without("attributes")},
-    "item_model_lists": {"list_score": "item_model"},
+    "item_model_lists": _UNBLENDED,
 }
 # rankers given the lists' blend, chosen for each by one procedure (recsys.evaluation.blends):
 # like-for-like rows for the product, whose lists are blended
@@ -210,7 +211,9 @@ class _Run:
     fitted: dict = field(default_factory=dict)  # name -> Fitted (like/dislike)
     rankers: dict = field(default_factory=dict)  # name -> final fitted ranker
     tuned_rankers: dict = field(default_factory=dict)  # name -> the ranker chosen, as fitted on the fit part
-    controls_fitted: dict = field(default_factory=dict)  # list control name -> its model on all training ratings
+    # the lists' control without the blend, fitted on all training ratings (the item model's blended
+    # row reuses it); the other controls' models are let go: the full-support one holds items² weights
+    unblended: ProfileMethod | None = None
     finals: dict = field(default_factory=dict)  # (name, point) -> (method fitted on all training, seconds)
 
     def result(self, like, scores: Scores, cut, fit_seconds: float, predict_seconds: float, **extra) -> dict:
@@ -480,7 +483,8 @@ def _list_controls(run: _Run, setup: Setup, task: RankingTask, say) -> None:
         say(f"{name} (control of the lists): profile with {overrides}")
         t = time.perf_counter()
         method = ProfileMethod(point, **{**run.profile_params, **overrides}).fit(run.train)
-        run.controls_fitted[name] = method
+        if overrides == _UNBLENDED:
+            run.unblended = method
         res = _measured(run, name, method, task)
         run.list_controls[name] = {**res, "seconds": time.perf_counter() - t, "control": overrides, "params": point}
 
@@ -499,12 +503,10 @@ def _blended_lists(run: _Run, setup: Setup, tune_task: RankingTask, test_task: R
     for name in setup.blended:
         t = time.perf_counter()
         if name == "item_model":
-            plain = {**run.profile_params, "list_score": "item_model"}
+            plain = {**run.profile_params, **_UNBLENDED}
             tuned = ProfileMethod(point, **plain).fit(run.fit)
-            # the item_model_lists control is this very model on all training ratings: fitted once
-            same = setup.list_controls.get("item_model_lists") == {"list_score": "item_model"}
-            final = run.controls_fitted.get("item_model_lists") if same else None
-            final = final or ProfileMethod(point, **plain).fit(run.train)
+            # the lists' control without the blend is this very model on all training ratings: fitted once
+            final = run.unblended or ProfileMethod(point, **plain).fit(run.train)
         elif name in run.rankers:
             tuned, final = run.tuned_rankers[name], run.rankers[name]
         else:

@@ -64,6 +64,7 @@ def fit_state(model, ratings, item_attributes, items, progress, scored: bool) ->
         profiles, report = add_ratings(inner, ratings), inner_report
     else:
         say(f"profiles of all {len(ratings):,} ratings")
+        del inner  # its item weights are as large as the ones fitted next (items² on every pair)
         profiles, report = fit_profiles(ratings, item_attributes, items, learning, progress=say)
     report["scaling"] = {"on": bool(large), "item_l2": learning.item_l2}
     report["timings"]["validation"] = t_val
