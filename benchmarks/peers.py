@@ -90,13 +90,11 @@ class EASE:
         self.lamb = float(lamb)
 
     def fit(self, X) -> EASE:
-        G = (X.T @ X).toarray().astype(np.float64)
-        G[np.diag_indices_from(G)] += self.lamb
-        P = np.linalg.inv(G)
-        del G
-        P /= -np.diag(P)
-        np.fill_diagonal(P, 0.0)
-        self.W = P
+        # the closed form by a Cholesky inverse in place (the evaluation's EASE): at 3,700 movies
+        # 2.5-3.3 s here against 3.9-5.8 s for np.linalg.inv's LU, which the runs before 851ccde used
+        from recsys.model.item_model import ease_weights
+
+        self.W = ease_weights(X, self.lamb)
         return self
 
     def scores(self, rows) -> np.ndarray:
