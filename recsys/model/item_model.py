@@ -181,11 +181,13 @@ def _csr_digest(m: Csr) -> str:
     return _digest(m.ptr, m.idx, values, np.asarray(m.shape), np.asarray([m.values is None]))
 
 
-def _shared(key: tuple, solve: Callable[[], Csr]) -> Csr:
-    """``solve()``, or the weights a call with ``key`` gave within :func:`shared_solves`."""
+def _shared(key_of: Callable[[], tuple], solve: Callable[[], Csr]) -> Csr:
+    """``solve()``, or the weights a call with the key ``key_of()`` gave within :func:`shared_solves`
+    (outside, no key is made: hashing a large support takes a quarter second)."""
     memo = _SHARED.get()
     if memo is None:
         return solve()
+    key = key_of()
     if key in memo:
         memo.move_to_end(key)
         return memo[key]
@@ -214,8 +216,10 @@ def item_weights(
     :func:`capped_support`).  ``done(share)`` is told as the solves complete (the share of their
     flops).  The weights' pattern is the support solved on: ``W.transpose()`` gives it back.
     Within :func:`shared_solves`, the same inputs are solved once."""
-    key = ("item_weights", _csr_digest(liked), _csr_digest(support), float(l2), float(budget), max_partners)
-    return _shared(key, lambda: _item_weights(liked, support, l2, threads, budget, max_partners, done))
+    return _shared(
+        lambda: ("item_weights", _csr_digest(liked), _csr_digest(support), float(l2), float(budget), max_partners),
+        lambda: _item_weights(liked, support, l2, threads, budget, max_partners, done),
+    )
 
 
 def _item_weights(liked: Csr, support: Csr, l2: float, threads, budget: float, max_partners, done) -> Csr:
