@@ -5,6 +5,8 @@ user-level bootstrap; strong generalisation; and the whole protocol end to end."
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from kit import FAST, taste_data
 from kit import evaluation_setup as _setup
 
@@ -225,6 +227,27 @@ def test_weighted_auc_and_the_user_bootstrap():
     assert c["auc_diff_ci"][0] < c["auc_diff"] < c["auc_diff_ci"][1] and c["auc_diff_ci"][0] > 0
     same = intervals.paired_bootstrap(y, {"a": (s, s > 0.5), "b": (s, s > 0.5)}, "a", users, 50, 0)["versus"]["b"]
     assert same["auc_diff_ci"] == [0.0, 0.0] and same["balanced_accuracy_diff"] == 0.0  # paired: identical scores
+
+
+@given(
+    n=st.integers(1, 120),
+    n_users=st.integers(1, 12),
+    levels=st.sampled_from([2, 5, 1000]),
+    like_share=st.floats(0.0, 1.0),
+    seed=st.integers(0, 2**16),
+)
+def test_the_by_user_bootstrap_gives_the_ratings_numbers_exactly(n, n_users, levels, like_share, seed):
+    """Summed by user first (:class:`~recsys.evaluation.intervals.UserPairs`), every interval is the
+    very float the ratings' form gives: ties, users without likes or dislikes, resamples of one class."""
+    rng = np.random.default_rng(seed)
+    users = rng.integers(0, n_users, n)
+    y = rng.random(n) < like_share
+    scores = {m: (rng.integers(0, levels, n) / levels, rng.random(n) < 0.5) for m in "abc"}
+    with np.errstate(invalid="ignore", divide="ignore"), pytest.MonkeyPatch.context() as patch:
+        by_user = intervals.paired_bootstrap(y, scores, "a", users, 40, seed, chunk=15)
+        patch.setattr(intervals, "BY_USER_CELLS", 0)
+        by_rating = intervals.paired_bootstrap(y, scores, "a", users, 40, seed, chunk=15)
+    assert repr(by_user) == repr(by_rating)  # nan included
 
 
 def test_user_resampling_widens_the_interval_when_ratings_cluster_by_user():

@@ -25,16 +25,69 @@ def weighted_balanced_accuracy(y: np.ndarray, pred: np.ndarray, W: np.ndarray) -
     return 0.5 * (tpr + tnr)
 
 
+def user_draws(rng, n_users: int, b: int) -> np.ndarray:
+    """``b`` resamples of ``n_users`` users: how many times each user is drawn, a row each."""
+    return rng.multinomial(n_users, np.full(n_users, 1.0 / max(n_users, 1)), size=b).astype(np.float64)
+
+
 def user_weights(rng, groups: np.ndarray, b: int) -> np.ndarray:
     """``b`` resamples of the users: each row gives every rating its user's draw count (all of a
     user's ratings go in or out together)."""
     n_users = int(groups.max()) + 1 if len(groups) else 0
-    draws = rng.multinomial(n_users, np.full(n_users, 1.0 / max(n_users, 1)), size=b).astype(np.float64)
-    return draws[:, groups]
+    return user_draws(rng, n_users, b)[:, groups]
 
 
 def _interval(values: np.ndarray) -> list[float]:
     return [float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))]
+
+
+# the by-user form (UserPairs) holds a few arrays of (distinct scores × users) floats: past this
+# many cells the ratings' form is used
+BY_USER_CELLS = 20_000_000
+
+
+class UserPairs:
+    """One method's test scores summed by user, so that a resample's AUC and balanced accuracy
+    cost a product of users × users instead of a pass over every rating: ``pairs[u, v]`` counts
+    the (like of user ``u``, dislike of user ``v``) pairs the scores put in the right order, ties
+    half; ``likes``/``dislikes`` each user's; ``right`` each user's likes and dislikes predicted
+    so.  Every figure is a sum of whole and half counts times whole draws, exact in floats: the same
+    numbers :func:`weighted_auc` and :func:`weighted_balanced_accuracy` give on the ratings."""
+
+    def __init__(self, y: np.ndarray, s: np.ndarray, pred: np.ndarray, groups: np.ndarray, n_users: int):
+        from scipy.sparse import coo_matrix
+
+        order = np.argsort(s, kind="mergesort")
+        ss, yy, uu = s[order], y[order], groups[order]
+        starts = np.r_[0, np.flatnonzero(np.diff(ss) != 0) + 1]
+        tie = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(ss)]))  # each rating's tie group
+        # dislikes per (tie group, user); those strictly below a group, and half of those level with it
+        below = np.zeros((len(starts), n_users))
+        np.add.at(below, (tie[~yy], uu[~yy]), 1.0)
+        level = below.copy()
+        np.cumsum(below, axis=0, out=below)
+        below -= level
+        below += 0.5 * level
+        likes_at = coo_matrix((np.ones(int(yy.sum())), (uu[yy], tie[yy])), shape=(n_users, len(starts))).tocsr()
+        self.pairs = np.asarray(likes_at @ below)
+        self.likes = np.bincount(groups[y], minlength=n_users).astype(np.float64)
+        self.dislikes = np.bincount(groups[~y], minlength=n_users).astype(np.float64)
+        self.right_likes = np.bincount(groups[y & pred], minlength=n_users).astype(np.float64)
+        self.right_dislikes = np.bincount(groups[~y & ~pred], minlength=n_users).astype(np.float64)
+
+    @staticmethod
+    def fit(n_scores: int, n_users: int) -> bool:
+        """Whether the by-user form of ``n_scores`` test scores of ``n_users`` users is small enough."""
+        return n_scores * n_users <= BY_USER_CELLS
+
+    def auc(self, draws: np.ndarray) -> np.ndarray:
+        """The AUC under each row of ``draws`` (resample counts per user)."""
+        return ((draws @ self.pairs) * draws).sum(axis=1) / ((draws @ self.likes) * (draws @ self.dislikes))
+
+    def balanced_accuracy(self, draws: np.ndarray) -> np.ndarray:
+        tpr = (draws @ self.right_likes) / (draws @ self.likes)
+        tnr = (draws @ self.right_dislikes) / (draws @ self.dislikes)
+        return 0.5 * (tpr + tnr)
 
 
 def paired_bootstrap(
@@ -45,23 +98,32 @@ def paired_bootstrap(
     ``scores[m] = (score, prediction)`` on the test ratings (uncovered scores filled, uncovered
     predictions wrong); ``groups[t]`` is the user (0..n-1) of test rating ``t``.  Every resample
     draws users with replacement, each with all of its ratings — ratings of one user are not
-    independent — and the same draw serves both methods.
+    independent — and the same draw serves both methods.  Each method's figures are summed by user
+    first where that is small (:class:`UserPairs`; the same numbers).
     """
     y = np.asarray(y, dtype=bool)
     groups = np.asarray(groups, dtype=np.int64)
     rng = np.random.default_rng(seed)
     others = [m for m in scores if m != reference]
     diffs = {m: {"auc": [], "ba": []} for m in others}
-    ref_s, ref_p = scores[reference]
+    n_users = int(groups.max()) + 1 if len(groups) else 0
+    if len(y) and UserPairs.fit(len(y), n_users):
+        by_user = {
+            m: UserPairs(y, np.asarray(s), np.asarray(p, dtype=bool), groups, n_users) for m, (s, p) in scores.items()
+        }
+        auc = lambda m, draws: by_user[m].auc(draws)  # noqa: E731
+        ba = lambda m, draws: by_user[m].balanced_accuracy(draws)  # noqa: E731
+    else:
+        auc = lambda m, draws: weighted_auc(y, scores[m][0], draws[:, groups])  # noqa: E731
+        ba = lambda m, draws: weighted_balanced_accuracy(y, scores[m][1], draws[:, groups])  # noqa: E731
     for lo in range(0, n_boot, chunk):
-        W = user_weights(rng, groups, min(chunk, n_boot - lo))
-        auc_ref = weighted_auc(y, ref_s, W)
-        ba_ref = weighted_balanced_accuracy(y, ref_p, W)
+        draws = user_draws(rng, n_users, min(chunk, n_boot - lo))
+        auc_ref, ba_ref = auc(reference, draws), ba(reference, draws)
         for m in others:
-            s, p = scores[m]
-            diffs[m]["auc"].append(auc_ref - weighted_auc(y, s, W))
-            diffs[m]["ba"].append(ba_ref - weighted_balanced_accuracy(y, p, W))
+            diffs[m]["auc"].append(auc_ref - auc(m, draws))
+            diffs[m]["ba"].append(ba_ref - ba(m, draws))
     out = {"reference": reference, "unit": "user", "resamples": n_boot, "seed": seed, "level": 0.95, "versus": {}}
+    ref_s, ref_p = scores[reference]
     ones = np.ones((1, len(y)))
     for m in others:
         s, p = scores[m]
