@@ -82,7 +82,8 @@ def test_no_test_rating_reaches_a_fit_a_choice_a_cut_off_or_a_ranker(monkeypatch
     monkeypatch.setattr(selection, "list_metric", spy_list)
     monkeypatch.setattr(protocol, "tune_threshold", spy_tune)
     monkeypatch.setattr(ProfileRecommender, "fit", spy_model_fit)
-    res = ev.evaluate(train, test, attrs, items, protocol=ev.Protocol(n_boot=0), setup=_setup())
+    # every method in this process, where the spies are
+    res = ev.evaluate(train, test, attrs, items, protocol=ev.Protocol(n_boot=0, beside=False), setup=_setup())
     n_tune = res["protocol"]["n_tune"]
     assert len(fits) > 30 and all(not (s & test_pairs) for s in fits), "a test rating reached a fit"
     assert len(choices) > 20 and all(not (c & test_pairs) for c in choices), "a test rating reached a grid choice"
@@ -90,6 +91,28 @@ def test_no_test_rating_reaches_a_fit_a_choice_a_cut_off_or_a_ranker(monkeypatch
     assert res["strong"]["methods"]["ease"]["supported"], "the new-user lists ran (and were spied on)"
     fit_part, tune_part = ev.split_for_tuning(train, 0.1, 0)
     assert len(tune_part) == n_tune and not pairs(fit_part) & pairs(tune_part)
+
+
+def _without_seconds(x):
+    if isinstance(x, dict):
+        return {k: _without_seconds(v) for k, v in x.items() if "seconds" not in k and k != "timings"}
+    if isinstance(x, list):
+        return [_without_seconds(v) for v in x]
+    return x
+
+
+def test_the_methods_measured_beside_give_the_same_figures(run):
+    """The methods that keep one core busy, shared with a second process (the default from 20,000
+    training ratings on two cores), give every figure they give here, in the same order — whoever
+    measures each, and whenever the paper's rule comes."""
+    first, train, test = run
+    _, _, attrs, items = taste_data()
+    lines = []
+    protocol = ev.Protocol(n_boot=200, beside=True)
+    res = ev.evaluate(train, test, attrs, items, protocol=protocol, setup=_setup(), progress=lines.append)
+    assert any(line.startswith("  (beside) ") for line in lines), "the other process measured something"
+    assert _without_seconds(res) == _without_seconds(first)
+    assert list(res["ci"]["versus"]) == list(first["ci"]["versus"])
 
 
 def test_report_schema(run):

@@ -16,6 +16,7 @@ module               what it holds
 ``ranking``          top-N lists and their metrics, for tuning, test and new users
 ``strong``           lists for users held out of training (strong generalisation)
 ``intervals``        paired bootstrap intervals over users
+``beside``           work that runs on one core, done in a second process meanwhile
 ``summary``          the figures as text (terminal) and Markdown (results files)
 ===================  ====================================================================
 """

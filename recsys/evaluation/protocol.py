@@ -52,6 +52,7 @@ scored.  Methods that cannot take a new user without refitting say so.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
@@ -62,6 +63,8 @@ from ..model.item_model import shared_solves
 from ..model.ratings import holdout_mask
 from ..model.settings import PAPER_PARAMS
 from ..model.terms import GROUPS
+from ..model.threads import cores
+from .beside import Beside
 from .grids import EXTRA_FITS
 from .grids import axes as declared_axes
 from .grids import grid as declared_grid
@@ -119,6 +122,14 @@ LIST_CONTROLS = {
 # like-for-like rows for the product, whose lists are blended
 BLENDED = ("item_model", "ease", "ials")
 OWN_RULE = ("majority", "profile_paper")  # methods with a rule of their own: nothing to tune
+# methods that keep about one core busy (Surprise's, Cython on one thread; the paper's rule, 90 s
+# of CPU in 77 s on MovieLens 100K u1; ItemKNN and RP3beta, scipy's sparse products; BPR, on one
+# thread for its seed's sake), shared with a second process (recsys.evaluation.beside) that takes
+# them from the front, the costliest first, while this one measures the rest.  Not the rankers the
+# lists' blend is given to (their fitted models are read again here).
+ONE_CORE = ("profile_paper", "knn_baseline", "svdpp", "itemknn", "rp3beta", "coclustering", "bpr", "svd", "bias")
+# fewer training ratings than this and the second process costs more (its start: about 3 s) than it saves
+BESIDE_MIN_RATINGS = 20_000
 
 
 @dataclass(frozen=True)
@@ -128,7 +139,10 @@ class Protocol:
     ``full``); the bootstrap resamples (0: none); whether top-N lists are measured, and lists for
     users held out of training (``strong``: that share of the users, ``strong_history``: the share
     of each one's ratings given at prediction time); ``implicit``: the data are interactions
-    (:func:`as_interactions`): lists only, every held-out interaction relevant."""
+    (:func:`as_interactions`): lists only, every held-out interaction relevant; ``beside``: the
+    methods that run on one core are measured in a second process while this one measures the rest
+    (:mod:`recsys.evaluation.beside`; the same figures either way; default: where there are two
+    cores and enough ratings for it to pay)."""
 
     like_threshold: float = 2.0
     seed: int = 0
@@ -139,6 +153,7 @@ class Protocol:
     strong: float = 0.1
     strong_history: float = 0.8
     implicit: bool = False
+    beside: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -202,6 +217,9 @@ class _Run:
     catalogue: np.ndarray
     profile_params: dict = field(default_factory=dict)
     paper_covered: np.ndarray | None = None
+    # figures also read on the ratings the paper's rule covers, kept until it has said which
+    # (measured beside, it may come last): (figures, predictions, covered, natural cut-off or None)
+    on_paper: list | None = None
     results: dict = field(default_factory=dict)
     ablations: dict = field(default_factory=dict)
     lists: dict = field(default_factory=dict)
@@ -216,15 +234,43 @@ class _Run:
     unblended: ProfileMethod | None = None
     finals: dict = field(default_factory=dict)  # (name, point) -> (method fitted on all training, seconds)
 
-    def result(self, like, scores: Scores, cut, fit_seconds: float, predict_seconds: float, **extra) -> dict:
-        """The result of a method predicting ``like`` with ``scores`` on the test ratings."""
-        return {
-            **metrics(self.y, like, scores.covered, scores.score, self.paper_covered),
+    def result(
+        self, like, scores: Scores, cut, fit_seconds: float, predict_seconds: float, natural=None, **extra
+    ) -> dict:
+        """The result of a method predicting ``like`` with ``scores`` on the test ratings (and at
+        its ``natural`` cut-off, ``(cut-off, predictions)``, on the paper's ratings)."""
+        out = {
+            **metrics(self.y, like, scores.covered, scores.score),
             "threshold": cut,
             "fit_seconds": fit_seconds,
             "predict_seconds": predict_seconds,
             **extra,
         }
+        if self.on_paper is not None:
+            self.on_paper.append((out, like, scores.covered, natural))
+        elif self.paper_covered is not None:
+            self._on_paper(out, like, scores.covered, natural)
+        return out
+
+    def paper_known(self, covered: np.ndarray) -> None:
+        """The ratings the paper's rule covers: every figure kept for them is completed."""
+        self.paper_covered = covered
+        for kept in self.on_paper or ():
+            self._on_paper(*kept)
+        self.on_paper = None
+
+    def _on_paper(self, out: dict, like, covered, natural) -> None:
+        """``out`` with its accuracy on the ratings the paper's rule covers, in :func:`metrics`'s
+        place (after the AUC), and at its natural cut-off: the comparison the paper reports."""
+        pc = self.paper_covered & covered
+        acc = float((like[pc] == self.y[pc]).mean()) if pc.any() else float("nan")
+        keys = list(out)
+        tail = {k: out.pop(k) for k in keys[keys.index("auc_full") + 1 :]}
+        out.update({"accuracy_on_paper_covered": acc, **tail})
+        if natural is not None:
+            # the paper scored its baselines at their own cut-off: a predicted rating above 2, P >= 0.5
+            nat = float((natural[1][pc] == self.y[pc]).mean()) if pc.any() else None
+            out.update(natural_cut_off=natural[0], accuracy_on_paper_covered_natural=nat)
 
     def keep_scores(self, name: str, like, scores: Scores) -> None:
         self.test_scores[name] = (fill_uncovered(scores.score, scores.covered), np.where(scores.covered, like, ~self.y))
@@ -244,37 +290,54 @@ def _score(method: Method, ratings) -> tuple[Scores, float]:
     return scores, time.perf_counter() - t
 
 
-def _own_rule(run: _Run, name: str) -> None:
+class Outcome(NamedTuple):
+    """A like/dislike method measured on the test ratings, before it is recorded (:func:`record`):
+    what :func:`own_rule` and :func:`like_final` give, picklable (a method measured in the process
+    beside, :mod:`recsys.evaluation.beside`, comes without its fitted models)."""
+
+    name: str
+    like: np.ndarray
+    scores: Scores
+    cut: float | None
+    fit_seconds: float
+    predict_seconds: float
+    extra: dict  # params, grid, tuning or the rule's description
+    natural: tuple | None  # (the method's own cut-off, its predictions there), for the paper's comparison
+    fitted: Fitted | None = None
+
+
+def own_rule(run: _Run, name: str) -> Outcome:
     """A method with a rule of its own: fitted on all training ratings, no cut-off tuned."""
     method, fit_s = run.final(name, {})
     scores, predict_s = _score(method, run.test)
     like = scores.covered & (scores.score >= method.fixed_cut_off)
-    if name == "profile_paper":
-        run.paper_covered = scores.covered
-    grid = {"params": getattr(method, "model_params", {}), "grid": [{}]}
-    run.results[name] = run.result(like, scores, None, fit_s, predict_s, **grid, **method.describe())
-    run.keep_scores(name, like, scores)
-    run.fitted[name] = Fitted(None, method)
+    extra = {"params": getattr(method, "model_params", {}), "grid": [{}], **method.describe()}
+    return Outcome(name, like, scores, None, fit_s, predict_s, extra, None, Fitted(None, method))
 
 
-def _like_final(run: _Run, name: str, choice: Choice) -> None:
+def like_final(run: _Run, name: str, choice: Choice) -> Outcome:
     """A tuned like/dislike method: the cut-off from its tuning scores, then the test ratings."""
     cut = tune_threshold(choice.scores.score, choice.scores.covered, run.y_tune)
     final, fit_s = run.final(name, choice.point)
     scores, predict_s = _score(final, run.test)
-    like = scores.score >= cut
-    out = run.result(
-        like, scores, cut, fit_s, predict_s, params=choice.point, grid=choice.grid, tuning=choice.summary()
-    )
-    if final.natural_cut_off is not None and run.paper_covered is not None:
-        # the paper scored its baselines at their own cut-off: a predicted rating above 2, P >= 0.5
-        pc = run.paper_covered & scores.covered
-        nat = final.natural_like(scores.score)
-        out["natural_cut_off"] = final.natural_cut_off
-        out["accuracy_on_paper_covered_natural"] = float((nat[pc] == run.y[pc]).mean()) if pc.any() else None
-    run.results[name] = out
-    run.keep_scores(name, like, scores)
-    run.fitted[name] = Fitted(choice.model, final)
+    extra = {"params": choice.point, "grid": choice.grid, "tuning": choice.summary()}
+    natural = None
+    if final.natural_cut_off is not None:
+        natural = (final.natural_cut_off, final.natural_like(scores.score))
+    fitted = Fitted(choice.model, final)
+    return Outcome(name, scores.score >= cut, scores, cut, fit_s, predict_s, extra, natural, fitted)
+
+
+def record(run: _Run, o: Outcome) -> None:
+    """``o``'s figures into the run (read on the ratings the paper's rule covers as soon as it has
+    said which, :meth:`_Run.paper_known`)."""
+    out = run.result(o.like, o.scores, o.cut, o.fit_seconds, o.predict_seconds, o.natural, **o.extra)
+    if o.name == "profile_paper":
+        run.paper_known(o.scores.covered)
+    run.results[o.name] = out
+    run.keep_scores(o.name, o.like, o.scores)
+    if o.fitted is not None:
+        run.fitted[o.name] = o.fitted
 
 
 def _list_final(run: _Run, name: str, choice: Choice, task: RankingTask) -> None:
@@ -369,22 +432,32 @@ def _evaluate(train, test, attributes, items, protocol: Protocol | None, setup: 
     rankers = [r for r in setup.rankers if r in run.makers] if protocol.topn else []
     tune_task = RankingTask.of(run.fit.ratings, run.tune, run.catalogue) if rankers else None
     test_task = RankingTask.of(train, test, run.catalogue) if rankers else None
-    for name in sorted((m for m in setup.methods if m in OWN_RULE), key=lambda m: m != "profile_paper"):
-        say(f"{name}: its own rule, fitted on all {len(train):,} training ratings")
-        _own_rule(run, name)
-    for name in [m for m in setup.methods if m in run.makers and m not in OWN_RULE] + rankers:
-        if name not in run.results and name not in run.lists:
-            tasks = {"like": (run.tune, run.y_tune)} if name in setup.methods else {}
-            if name in rankers:
-                tasks["list"] = tune_task
-            _choose(run, setup, name, tasks, test_task, say)
-    if "profile" in run.fitted:
-        _ablate(run, setup, say)
-    out = _report(run, setup, say)
-    if rankers:
-        if "profile" in run.lists:
+    own = sorted((m for m in setup.methods if m in OWN_RULE), key=lambda m: m != "profile_paper")
+    searched = [m for m in setup.methods if m in run.makers and m not in OWN_RULE]
+    listed = [r for r in rankers if r not in searched]
+    far = _beside_names(run, own + searched + [r for r in listed if r not in setup.blended])
+    here = lambda name: _piece(run, setup, name, tune_task, test_task, say)  # noqa: E731
+    with Beside(measure_elsewhere, (train, test, attributes, items, protocol, setup), far, say, here) as beside:
+        outcomes = {}
+        for name in own + searched + listed:
+            if name not in far:
+                outcomes[name] = _measure(run, setup, name, rankers, tune_task, test_task, say)
+        for name in own + searched:  # figures read on the paper's ratings are completed when it comes
+            if name not in far:
+                record(run, outcomes[name])
+        if "profile" in run.fitted:
+            _ablate(run, setup, say)
+        if rankers and "profile" in run.lists:
             _list_controls(run, setup, test_task, say)
             _blended_lists(run, setup, tune_task, test_task, say)
+        for name, outcome in beside.take().items():
+            if isinstance(outcome, Listed):
+                run.lists[name], run.user_ndcg[name] = outcome.figures, outcome.user_ndcg
+            else:
+                record(run, outcome)
+    _in_order(run, own + searched, searched + listed)
+    out = _report(run, setup, say)
+    if rankers:
         out["topn"] = _topn_report(run, test_task, say)
         if protocol.strong:
             from .strong import strong_generalisation
@@ -395,9 +468,68 @@ def _evaluate(train, test, attributes, items, protocol: Protocol | None, setup: 
     return out
 
 
-def _choose(run: _Run, setup: Setup, name: str, tasks: dict, test_task: RankingTask | None, say) -> None:
-    """``name``'s setting for each of its ``tasks`` (``like``, ``list``) by the search on the
-    tuning part, then its final fit and test figures."""
+def _in_order(run: _Run, likes: list, lists: list) -> None:
+    """The like/dislike methods' test scores in the order of ``likes``, the rankers' NDCG per user
+    in the order of ``lists`` (the order one process measures them in), then the ablations' and
+    controls': the report lists them so."""
+    run.test_scores = _first(run.test_scores, likes)
+    run.user_ndcg = _first(run.user_ndcg, lists)
+
+
+def _first(d: dict, names: list) -> dict:
+    first = {n: d[n] for n in names if n in d}
+    return {**first, **{n: v for n, v in d.items() if n not in first}}
+
+
+def _beside_names(run: _Run, names: list) -> list:
+    """The methods of ``names`` measured in the process beside (:mod:`recsys.evaluation.beside`):
+    those that run on one core (:data:`ONE_CORE`), where this process may use two cores and the
+    training ratings are enough for the second process to pay for its start (``protocol.beside``
+    None); all or none of them as ``protocol.beside`` says."""
+    wanted = run.protocol.beside
+    if wanted is None:
+        wanted = cores() >= 2 and len(run.train.ratings) >= BESIDE_MIN_RATINGS
+    return [n for n in names if n in ONE_CORE] if wanted else []
+
+
+class Listed(NamedTuple):
+    """A ranker's test figures and NDCG@10 per test user, as the process beside measures them."""
+
+    figures: dict
+    user_ndcg: np.ndarray
+
+
+def measure_elsewhere(data: tuple, names, say) -> Iterator[tuple[str, Outcome | Listed]]:
+    """The methods ``names`` (an iterable, drawn as each is started) measured on ``data`` (the
+    arguments of :func:`_prepare`), as the process beside measures them: like/dislike methods'
+    outcomes without their fitted models, rankers' figures."""
+    train, test, *_, setup = data
+    run = _prepare(*data)
+    tasks = (None, None)
+    for name in names:
+        if name in setup.rankers and tasks[0] is None:  # the lists' tasks, made once a ranker comes
+            tasks = RankingTask.of(run.fit.ratings, run.tune, run.catalogue), RankingTask.of(train, test, run.catalogue)
+        outcome = _piece(run, setup, name, *tasks, say)
+        yield name, outcome._replace(fitted=None) if isinstance(outcome, Outcome) else outcome
+
+
+def _piece(run: _Run, setup: Setup, name: str, tune_task, test_task, say) -> Outcome | Listed:
+    """A method of the queue shared with the process beside, measured in this process: a like/dislike
+    method's outcome, or a ranker's figures."""
+    rankers = [name] if name in setup.rankers else []
+    outcome = _measure(run, setup, name, rankers, tune_task, test_task, say)
+    return Listed(run.lists[name], run.user_ndcg[name]) if rankers else outcome
+
+
+def _measure(run: _Run, setup: Setup, name: str, rankers: list, tune_task, test_task, say) -> Outcome | None:
+    """``name`` measured: its rule of its own, or its search on the tuning part for each of its tasks
+    then its final fit; a ranker's lists are recorded, a like/dislike method's outcome returned."""
+    if name in OWN_RULE:
+        say(f"{name}: its own rule, fitted on all {len(run.train.ratings):,} training ratings")
+        return own_rule(run, name)
+    tasks = {"like": (run.tune, run.y_tune)} if name in setup.methods else {}
+    if name in rankers:
+        tasks["list"] = tune_task
     by = " and ".join("AUC" if t == "like" else "NDCG@10" for t in tasks)
     say(f"{name}: {len(run.grids[name])} setting(s) fitted on the fit part, chosen by {by} on the tuning part")
     # a grid given by the caller is searched as given; a declared one past its open edges
@@ -405,10 +537,9 @@ def _choose(run: _Run, setup: Setup, name: str, tasks: dict, test_task: RankingT
     make = lambda point: run.makers[name](point)  # noqa: E731
     extra = EXTRA_FITS[run.protocol.grid]
     choices = sweep(make, run.grids[name], run.fit, tasks, say, axes=axes, max_extra=extra)
-    if "like" in choices:
-        _like_final(run, name, choices["like"])
     if "list" in choices:
         _list_final(run, name, choices["list"], test_task)
+    return like_final(run, name, choices["like"]) if "like" in choices else None
 
 
 def _prepare(train, test, attributes, items, protocol: Protocol, setup: Setup) -> _Run:
@@ -434,6 +565,7 @@ def _prepare(train, test, attributes, items, protocol: Protocol, setup: Setup) -
         grids=grids,
         catalogue=catalogue_of(train, items),
         profile_params=profile_params,
+        on_paper=[] if "profile_paper" in setup.methods else None,
     )
     if protocol.implicit:  # lists only: no like/dislike to measure
         return run

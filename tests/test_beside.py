@@ -1,0 +1,82 @@
+"""Work shared with a second process (:mod:`recsys.evaluation.beside`): each piece done once, by
+whichever process is free; results in order; the other's errors raised here; what a process that
+died had taken done here instead."""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from recsys.evaluation.beside import Beside
+
+
+def where_job(data, names, say):
+    """Each name with the process it was done in (the other exits at ``data[1]``; each piece takes
+    ``data[2]`` seconds there)."""
+    parent, stop_at, seconds = data
+    for name in names:
+        here = os.getpid() == parent
+        if not here and name == stop_at:
+            os._exit(3)
+        if not here:
+            time.sleep(seconds)
+        say(f"{name} done")
+        yield name, "here" if here else "beside"
+
+
+def failing_job(data, names, say):
+    for name in names:
+        raise ValueError(f"no such thing as {name!r}")
+        yield
+
+
+@pytest.fixture
+def importable(monkeypatch):
+    """The process beside imports the jobs from this file."""
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+
+
+def claimed(beside: Beside, *pieces: int) -> None:
+    """Wait until the other process has claimed ``pieces`` (their files in the shared folder)."""
+    deadline = time.monotonic() + 60
+    while not all(os.path.exists(os.path.join(beside._claims, str(k))) for k in pieces):
+        assert time.monotonic() < deadline, "the other process never started"
+        time.sleep(0.02)
+
+
+def test_the_other_process_does_what_it_starts_first(importable):
+    lines = []
+    with Beside(where_job, (os.getpid(), None, 0.0), ["a", "b", "c"], lines.append) as beside:
+        claimed(beside, 0, 1, 2)
+        assert beside.take() == {"a": "beside", "b": "beside", "c": "beside"}
+    assert lines == ["  (beside) a done", "  (beside) b done", "  (beside) c done"]
+
+
+def test_this_process_takes_from_the_back_what_the_other_has_not_started(importable):
+    with Beside(where_job, (os.getpid(), None, 2.0), list("abcdef"), print) as beside:
+        claimed(beside, 0)  # the other spends 2 s on its first piece: this one does the rest meanwhile
+        got = beside.take()
+    assert got == {"a": "beside", "b": "here", "c": "here", "d": "here", "e": "here", "f": "here"}
+    assert list(got) == list("abcdef")
+
+
+def test_a_process_that_died_leaves_what_it_had_taken_done_here(importable):
+    lines = []
+    with Beside(where_job, (os.getpid(), "b", 0.0), ["a", "b", "c"], lines.append) as beside:
+        claimed(beside, 0, 1)
+        beside._process.wait()
+        assert beside.take() == {"a": "beside", "b": "here", "c": "here"}
+    assert "the process beside stopped (exit code 3): b measured here instead" in lines
+
+
+def test_its_error_is_raised_here(importable):
+    with Beside(failing_job, (), ["a"], print) as beside:
+        claimed(beside, 0)
+        with pytest.raises(ValueError, match="no such thing as 'a'"):
+            beside.take()
+
+
+def test_nothing_to_do_starts_nothing():
+    with Beside(where_job, (os.getpid(), None, 0.0), [], print) as beside:
+        assert beside.take() == {} and beside._process is None
