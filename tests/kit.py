@@ -2,6 +2,9 @@
 checks that a list's parts add up, and ``recsys`` run as a user runs it (a child process) or in
 this process.  Not a test module: pytest collects nothing here."""
 
+import os
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -114,3 +117,12 @@ SMALL = {
 
 def evaluation_setup(**kw):
     return Setup(profile=dict(like_params=FAST, dislike_params=FAST), paper=FAST, grids=SMALL, **kw)
+
+
+def claimed(beside, *pieces: int) -> None:
+    """Wait until the process beside a :class:`~recsys.evaluation.beside.Beside` has claimed
+    ``pieces`` (their files in the shared folder)."""
+    deadline = time.monotonic() + 60
+    while not all(os.path.exists(os.path.join(beside._claims, str(k))) for k in pieces):
+        assert time.monotonic() < deadline, "the other process never started"
+        time.sleep(0.02)

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from kit import claimed
 
 from recsys.evaluation.beside import Beside
 
@@ -37,24 +38,16 @@ def importable(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
 
 
-def claimed(beside: Beside, *pieces: int) -> None:
-    """Wait until the other process has claimed ``pieces`` (their files in the shared folder)."""
-    deadline = time.monotonic() + 60
-    while not all(os.path.exists(os.path.join(beside._claims, str(k))) for k in pieces):
-        assert time.monotonic() < deadline, "the other process never started"
-        time.sleep(0.02)
-
-
 def test_the_other_process_does_what_it_starts_first(importable):
     lines = []
-    with Beside(where_job, (os.getpid(), None, 0.0), ["a", "b", "c"], lines.append) as beside:
+    with Beside(where_job, (os.getpid(), None, 0.0), ["a", "b", "c"], lines.append, niceness=0) as beside:
         claimed(beside, 0, 1, 2)
         assert beside.take() == {"a": "beside", "b": "beside", "c": "beside"}
     assert lines == ["  (beside) a done", "  (beside) b done", "  (beside) c done"]
 
 
 def test_this_process_takes_from_the_back_what_the_other_has_not_started(importable):
-    with Beside(where_job, (os.getpid(), None, 2.0), list("abcdef"), print) as beside:
+    with Beside(where_job, (os.getpid(), None, 2.0), list("abcdef"), print, niceness=0) as beside:
         claimed(beside, 0)  # the other spends 2 s on its first piece: this one does the rest meanwhile
         got = beside.take()
     assert got == {"a": "beside", "b": "here", "c": "here", "d": "here", "e": "here", "f": "here"}
@@ -63,7 +56,7 @@ def test_this_process_takes_from_the_back_what_the_other_has_not_started(importa
 
 def test_a_process_that_died_leaves_what_it_had_taken_done_here(importable):
     lines = []
-    with Beside(where_job, (os.getpid(), "b", 0.0), ["a", "b", "c"], lines.append) as beside:
+    with Beside(where_job, (os.getpid(), "b", 0.0), ["a", "b", "c"], lines.append, niceness=0) as beside:
         claimed(beside, 0, 1)
         beside._process.wait()
         assert beside.take() == {"a": "beside", "b": "here", "c": "here"}
@@ -71,7 +64,7 @@ def test_a_process_that_died_leaves_what_it_had_taken_done_here(importable):
 
 
 def test_its_error_is_raised_here(importable):
-    with Beside(failing_job, (), ["a"], print) as beside:
+    with Beside(failing_job, (), ["a"], print, niceness=0) as beside:
         claimed(beside, 0)
         with pytest.raises(ValueError, match="no such thing as 'a'"):
             beside.take()

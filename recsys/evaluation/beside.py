@@ -18,6 +18,7 @@ sent is done here, with one line saying so; an error it raises is raised here.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import queue
@@ -52,7 +53,9 @@ class Beside:
     ``job(data, names, say)`` is a module-level generator function yielding ``(name, result)`` for
     each name it draws from the iterable ``names``, in order (the other process runs it; ``data``
     and the results must pickle); ``here(name)`` does one piece in this process (default: ``job``
-    on that name alone)."""
+    on that name alone).  The other process runs ``niceness`` below this one (default 19, the
+    lowest priority: it works on the time this one's threads leave idle — as an equal, it slowed this
+    one's two-thread solves by about as much as it saved)."""
 
     def __init__(
         self,
@@ -61,8 +64,10 @@ class Beside:
         names: list[str],
         say: Callable[[str], None],
         here: Callable[[str], object] | None = None,
+        niceness: int = 19,
     ):
         self.job, self.data, self.names, self.say = job, data, list(names), say
+        self.niceness = niceness
         self.here = here or (lambda name: dict(job(data, [name], say))[name])
         self._process: subprocess.Popen | None = None
         self._claims: str | None = None
@@ -76,7 +81,8 @@ class Beside:
         self._process = subprocess.Popen(
             [sys.executable, "-c", _CHILD, package_home], stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
-        work = pickle.dumps((self.job, self.data, self.names, self._claims), protocol=pickle.HIGHEST_PROTOCOL)
+        work = (self.job, self.data, self.names, self._claims, self.niceness)
+        work = pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL)
         # written and read on threads: a pipe holds 64 KB, and either side may be busy for minutes
         threading.Thread(target=_write_and_close, args=(self._process.stdin, work), daemon=True).start()
         threading.Thread(target=_read_all, args=(self._process.stdout, self._messages), daemon=True).start()
@@ -189,7 +195,9 @@ def main() -> None:
             yield name
 
     try:
-        job, data, names, folder = pickle.load(sys.stdin.buffer)
+        job, data, names, folder, niceness = pickle.load(sys.stdin.buffer)
+        with contextlib.suppress(OSError, AttributeError):  # no nice() where there is no such thing
+            os.nice(niceness)
         for name, result in job(data, claimed(names, folder), lambda line: send("say", line)):
             send("done", name, result)
     except BaseException as e:  # noqa: BLE001 - every error goes back to be raised there
