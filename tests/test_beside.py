@@ -73,3 +73,9 @@ def test_its_error_is_raised_here(importable):
 def test_nothing_to_do_starts_nothing():
     with Beside(where_job, (os.getpid(), None, 0.0), [], print) as beside:
         assert beside.take() == {} and beside._process is None
+
+
+def test_without_an_interpreter_to_start_everything_is_done_here(monkeypatch):
+    monkeypatch.setattr("sys.executable", "/nonexistent/python")
+    with Beside(where_job, (os.getpid(), None, 0.0), ["a", "b"], print) as beside:
+        assert beside.take() == {"a": "here", "b": "here"}

@@ -77,11 +77,14 @@ class Beside:
     def __enter__(self) -> Beside:
         if not self.names:
             return self
-        self._claims = tempfile.mkdtemp(prefix="recsys-beside-")
         package_home = str(Path(__file__).resolve().parents[2])
-        self._process = subprocess.Popen(
-            [sys.executable, "-c", _CHILD, package_home], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-        )
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", _CHILD, package_home], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            )
+        except OSError:  # no interpreter to start (an embedded Python, say): every piece is done here
+            return self
+        self._claims = tempfile.mkdtemp(prefix="recsys-beside-")
         work = (self.job, self.data, self.names, self._claims, self.niceness)
         work = pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL)
         # written and read on threads: a pipe holds 64 KB, and either side may be busy for minutes
