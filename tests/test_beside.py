@@ -26,6 +26,13 @@ def where_job(data, names, say):
         yield name, "here" if here else "beside"
 
 
+def niceness_job(data, names, say):
+    """The other process's priority after ``data[0]`` seconds on its piece."""
+    for name in names:
+        time.sleep(data[0])
+        yield name, os.nice(0)
+
+
 def failing_job(data, names, say):
     for name in names:
         raise ValueError(f"no such thing as {name!r}")
@@ -79,3 +86,10 @@ def test_without_an_interpreter_to_start_everything_is_done_here(monkeypatch):
     monkeypatch.setattr("sys.executable", "/nonexistent/python")
     with Beside(where_job, (os.getpid(), None, 0.0), ["a", "b"], print) as beside:
         assert beside.take() == {"a": "here", "b": "here"}
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="raising a priority needs root")
+def test_once_this_process_only_waits_the_other_gets_its_priority_back(importable):
+    with Beside(niceness_job, (2.0,), ["a"], print) as beside:
+        claimed(beside, 0)
+        assert beside.take() == {"a": 0}
