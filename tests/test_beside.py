@@ -93,3 +93,13 @@ def test_once_this_process_only_waits_the_other_gets_its_priority_back(importabl
     with Beside(niceness_job, (2.0,), ["a"], print) as beside:
         claimed(beside, 0)
         assert beside.take() == {"a": 0}
+
+
+def test_without_the_right_to_raise_a_priority_the_other_runs_as_an_equal(monkeypatch):
+    import resource
+
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (0, 0))
+    assert Beside(where_job, (), ["a"], print).niceness == 0  # at 19 another busy process could starve it
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (20, 20))
+    assert Beside(where_job, (), ["a"], print).niceness == 19

@@ -54,9 +54,11 @@ class Beside:
     ``job(data, names, say)`` is a module-level generator function yielding ``(name, result)`` for
     each name it draws from the iterable ``names``, in order (the other process runs it; ``data``
     and the results must pickle); ``here(name)`` does one piece in this process (default: ``job``
-    on that name alone).  The other process runs ``niceness`` below this one (default 19, the
-    lowest priority: it works on the time this one's threads leave idle; as an equal it slowed
-    this one's two-thread solves, by about half of what it took off them on ml-latest-small)."""
+    on that name alone).  The other process runs ``niceness`` below this one: by default 19, the
+    lowest priority (it works on the time this one's threads leave idle; as an equal it slowed
+    this one's two-thread solves, by about half of what it took off them on ml-latest-small), where
+    this process may give it its priority back once it only waits for it (:meth:`_hurry`: root, or
+    a nice limit that allows it); else 0, as an equal, lest another busy process starve it."""
 
     def __init__(
         self,
@@ -65,10 +67,10 @@ class Beside:
         names: list[str],
         say: Callable[[str], None],
         here: Callable[[str], object] | None = None,
-        niceness: int = 19,
+        niceness: int | None = None,
     ):
         self.job, self.data, self.names, self.say = job, data, list(names), say
-        self.niceness = niceness
+        self.niceness = (19 if _may_raise_priority() else 0) if niceness is None else niceness
         self.here = here or (lambda name: dict(job(data, [name], say))[name])
         self._process: subprocess.Popen | None = None
         self._claims: str | None = None
@@ -159,6 +161,20 @@ class Beside:
                 kept.append(message)
         for message in kept:
             self._messages.put(message)
+
+
+def _may_raise_priority() -> bool:
+    """Whether this process may set another's priority back up to its own: as root, or with a
+    ``RLIMIT_NICE`` that reaches it."""
+    try:
+        import resource
+
+        if os.geteuid() == 0:
+            return True
+        soft = resource.getrlimit(resource.RLIMIT_NICE)[0]
+        return soft == resource.RLIM_INFINITY or 20 - soft <= os.getpriority(os.PRIO_PROCESS, 0)
+    except (ImportError, AttributeError, OSError):
+        return False
 
 
 def _claim(folder: str, k: int) -> bool:
