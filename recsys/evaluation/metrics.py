@@ -36,7 +36,7 @@ def fill_uncovered(score: np.ndarray, covered: np.ndarray) -> np.ndarray:
     return np.where(ok, s, fill)
 
 
-def metrics(y, like, covered, score, paper_covered=None) -> dict:
+def metrics(y, like, covered, score) -> dict:
     """The metrics of one method: ``like`` are its predictions, valid where ``covered``."""
     y = np.asarray(y, dtype=bool)
     like = np.asarray(like, dtype=bool)
@@ -55,10 +55,13 @@ def metrics(y, like, covered, score, paper_covered=None) -> dict:
         "dislike_precision_full": float((dis_pred & dis_true).sum() / max(dis_pred.sum(), 1)),
         "auc_full": roc_auc(y, fill_uncovered(score, covered)),
     }
-    if paper_covered is not None:
-        pc = np.asarray(paper_covered, dtype=bool) & covered
-        out["accuracy_on_paper_covered"] = float((like[pc] == y[pc]).mean()) if pc.any() else float("nan")
     return out
+
+
+def accuracy_on(y, like, where) -> float | None:
+    """The accuracy of the predictions ``like`` on the ratings ``where`` says (``None`` on none):
+    e.g. those the paper's rule covers, the comparison the paper reports."""
+    return float((np.asarray(like)[where] == np.asarray(y)[where]).mean()) if where.any() else None
 
 
 def tune_threshold(score, covered, y) -> float:

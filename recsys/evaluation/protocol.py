@@ -70,7 +70,7 @@ from .grids import axes as declared_axes
 from .grids import grid as declared_grid
 from .intervals import paired_bootstrap, paired_bootstrap_means
 from .methods import Method, ProfileMethod, Scores, Training
-from .metrics import fill_uncovered, metrics, tune_threshold
+from .metrics import accuracy_on, fill_uncovered, metrics, tune_threshold
 from .ranking import RECALL_K, RELEVANT, K, RankingTask, catalogue_of, list_metrics, ndcg_per_user, top_lists
 from .registry import method_factories
 from .selection import Choice, sweep
@@ -263,13 +263,13 @@ class _Run:
         """``out`` with its accuracy on the ratings the paper's rule covers, in :func:`metrics`'s
         place (after the AUC), and at its natural cut-off: the comparison the paper reports."""
         pc = self.paper_covered & covered
-        acc = float((like[pc] == self.y[pc]).mean()) if pc.any() else float("nan")
+        acc = accuracy_on(self.y, like, pc)
         keys = list(out)
         tail = {k: out.pop(k) for k in keys[keys.index("auc_full") + 1 :]}
-        out.update({"accuracy_on_paper_covered": acc, **tail})
+        out.update({"accuracy_on_paper_covered": float("nan") if acc is None else acc, **tail})
         if natural is not None:
             # the paper scored its baselines at their own cut-off: a predicted rating above 2, P >= 0.5
-            nat = float((natural[1][pc] == self.y[pc]).mean()) if pc.any() else None
+            nat = accuracy_on(self.y, natural[1], pc)
             out.update(natural_cut_off=natural[0], accuracy_on_paper_covered_natural=nat)
 
     def keep_scores(self, name: str, like, scores: Scores) -> None:
