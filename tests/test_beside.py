@@ -103,3 +103,48 @@ def test_without_the_right_to_raise_a_priority_the_other_runs_as_an_equal(monkey
     assert Beside(where_job, (), ["a"], print).niceness == 0  # at 19 another busy process could starve it
     monkeypatch.setattr(resource, "getrlimit", lambda which: (20, 20))
     assert Beside(where_job, (), ["a"], print).niceness == 19
+
+
+def pid_job(data, names, say):
+    """Says its process id, then sleeps on each piece."""
+    for name in names:
+        say(str(os.getpid()))
+        time.sleep(data[0])
+        yield name, None
+
+
+def test_the_other_process_ends_when_this_one_is_killed(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys\n"
+        "from recsys.evaluation.beside import Beside\n"
+        "from kit import claimed\n"
+        "from test_beside import pid_job\n"
+        "with Beside(pid_job, (60.0,), ['a'], lambda line: print(line, flush=True), niceness=0) as beside:\n"
+        "    claimed(beside, 0)\n"
+        "    beside.take()\n"
+    )
+    here = Path(__file__).parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(here), str(here.parent)])}
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        child = int(parent.stdout.readline().split()[-1])  # "  (beside) <pid>"
+        assert child != parent.pid
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.1)
+    assert not _alive(child), "an orphan kept working on results nobody reads"
+
+
+def _alive(pid: int) -> bool:
+    try:  # a zombie (ended, not yet reaped by init) counts as ended
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -39,7 +40,7 @@ _CHILD = (
     "import sys\n"
     "if sys.argv[1] not in sys.path: sys.path.insert(0, sys.argv[1])\n"
     "from recsys.evaluation.beside import main\n"
-    "main()"
+    "main(int(sys.argv[2]))"
 )
 
 
@@ -82,7 +83,9 @@ class Beside:
         package_home = str(Path(__file__).resolve().parents[2])
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-c", _CHILD, package_home], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+                [sys.executable, "-c", _CHILD, package_home, str(os.getpid())],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
             )
         except OSError:  # no interpreter to start (an embedded Python, say): every piece is done here
             return self
@@ -212,9 +215,18 @@ def _sendable(e: BaseException) -> BaseException:
         return BesideError("".join(traceback.format_exception(e)))
 
 
-def main() -> None:
+def _end_with(parent: int) -> None:
+    """Ends this process once ``parent``, the process that started it, is gone (killed, say): an
+    orphan would work on at full speed, for minutes, on results nobody reads."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def main(parent: int) -> None:
     """The other process: the work from stdin; results, progress lines and an error to stdout,
-    pickled (anything the work prints goes to stderr)."""
+    pickled (anything the work prints goes to stderr).  It ends with ``parent``."""
+    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
 
