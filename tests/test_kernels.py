@@ -70,6 +70,8 @@ def test_transpose_is_the_stable_sort_by_column(pair, data):
     np.testing.assert_array_equal(t.values, values[order])
     np.testing.assert_array_equal(np.diff(t.ptr), dense.sum(axis=0))
     assert t.shape == m.shape[::-1] and t.idx.dtype == np.int64
+    binary = m.transpose()
+    assert binary.values is None and np.array_equal(binary.idx, t.idx) and np.array_equal(binary.ptr, t.ptr)
 
 
 @given(binary_csr(max_cols=12), st.data())

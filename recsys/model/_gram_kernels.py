@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.np.linalg import _LAPACK  # numba's own handle on scipy's LAPACK (numba >= 0.59)
 
 from coclust._kernels import copy_into
 
@@ -17,17 +18,26 @@ from ._lookup import position_in_row
 
 
 @numba.njit(
-    "Tuple((float64[:, ::1], float64[::1]))(float64[:, ::1], int64[::1], int64, float64)", nogil=True, cache=True
+    [
+        "Tuple((float64[:, ::1], float64[::1]))(float64[:, ::1], int64[::1], int64, float64)",
+        "Tuple((float64[:, ::1], float64[::1]))(float32[:, ::1], int64[::1], int64, float64)",
+    ],
+    nogil=True,
+    cache=True,
 )
 def system(G, S, j, l2):
     """``(G[S, S] + l2 I, G[S, j])``, gathered without the GIL: numpy's fancy indexing holds it, and
-    the gathers were half of the solves' time, run one thread at a time (measured at 1 M ratings)."""
+    the gathers were half of the solves' time, run one thread at a time (measured at 1 M ratings).
+    Only the lower triangle of ``A`` (row ``a``, columns up to ``a``) is gathered and written: it is
+    all that :func:`cholesky_solve` reads.  The gathers read a row of ``G`` for every partner, memory
+    bound on large catalogues: half the triangle, half the time; a ``float32`` ``G`` (the counts of
+    0/1 likes, exact in it) halves it again."""
     k = len(S)
     A = np.empty((k, k))
     b = np.empty(k)
     for a in range(k):
         row = S[a]
-        for c in range(k):
+        for c in range(a + 1):
             A[a, c] = G[row, S[c]]
         A[a, a] += l2
         b[a] = G[row, j]
@@ -96,13 +106,27 @@ def sparse_system(indptr, indices, data, S, j, l2):
     return A, b
 
 
+# LAPACK's Cholesky factorisation as numba's own ``np.linalg.cholesky`` calls it (resolved from
+# scipy's LAPACK at run time, so the kernels that call it stay cacheable)
+_POTRF = _LAPACK().numba_xxpotrf(numba.types.float64)
+_DOUBLE, _UPPER = ord("d"), ord("U")
+
+
 @numba.njit(nogil=True, cache=True)
 def cholesky_solve(A, b):
-    """``A⁻¹ b`` of a symmetric positive definite ``A`` (overwritten): LAPACK's Cholesky factor,
-    then the two triangular solves in place of ``b`` (compiled: a solve of 200 partners is too
-    short for scipy's per-call overhead, which held the GIL)."""
-    L = np.linalg.cholesky(A)
+    """``A⁻¹ b`` of a symmetric positive definite ``A`` given by its lower triangle (overwritten by
+    its Cholesky factor): LAPACK's factorisation in place, then the two triangular solves in place
+    of ``b`` (compiled: a solve of 200 partners is too short for scipy's per-call overhead, which
+    held the GIL).  The factor is the one ``np.linalg.cholesky`` gives, without its copy of ``A``
+    and the zeroing of the upper triangle (a tenth of a solve's time)."""
     k = len(b)
+    if k == 0:
+        return b
+    # A in C order is its transpose in Fortran order: LAPACK's upper triangle is our lower one
+    info = _POTRF(_DOUBLE, _UPPER, k, A.ctypes, k)
+    if info != 0:
+        raise np.linalg.LinAlgError("Matrix is not positive definite.")
+    L = A
     for i in range(k):  # L y = b
         s = b[i]
         for c in range(i):

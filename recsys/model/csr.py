@@ -136,11 +136,9 @@ class Csr:
         # entries are in row order already: a stable counting sort by column transposes
         from ._csr_kernels import transpose_rows
 
-        ptr, rows, order = transpose_rows(
-            np.ascontiguousarray(self.ptr, dtype=np.int64), np.ascontiguousarray(self.idx), np.int64(self.shape[1])
-        )
-        vals = None if self.values is None else self.values[order]
-        return Csr(ptr, rows, vals, (self.shape[1], self.shape[0]))
+        values = np.zeros(0) if self.values is None else np.ascontiguousarray(self.values)
+        ptr, rows, t_values = transpose_rows(*self._int64_rows, values, np.int64(self.shape[1]))
+        return Csr(ptr, rows, None if self.values is None else t_values, (self.shape[1], self.shape[0]))
 
     def with_values(self, values: np.ndarray | None) -> Csr:
         return Csr(self.ptr, self.idx, values, self.shape)

@@ -101,8 +101,7 @@ def ease_weights(X, l2: float) -> np.ndarray:
     """EASE's closed form (Steck 2019) on a scipy sparse users × items ``X``: the dense items ×
     items ``W = I - P / diag(P)``, ``P = (X'X + λI)^-1``, zero diagonal, negative weights kept;
     items² memory, one such array (``P`` and ``W`` are made in the Gram matrix's memory)."""
-    X = X.tocsc().astype(np.float64)
-    G = (X.T @ X).toarray()
+    G = _dense_gram(X.astype(np.float64))
     G[np.diag_indices_from(G)] += l2
     W = _spd_inverse(G)
     W /= -np.diag(W).copy()
@@ -134,22 +133,14 @@ def _spd_inverse(A: np.ndarray, block: int = 512) -> np.ndarray:
     return P
 
 
-def _dense_to_csr(W: np.ndarray, block: int = 256) -> Csr:
-    """``W``'s nonzero entries as a :class:`Csr`, filled in blocks of rows: the output and ``W``
-    are the only items²-sized arrays (no index pairs, no sort: a dense row is already in order)."""
-    n_rows, n_cols = W.shape
-    ptr = np.zeros(n_rows + 1, dtype=np.int64)
-    for lo in range(0, n_rows, block):
-        np.cumsum(np.count_nonzero(W[lo : lo + block], axis=1), out=ptr[lo + 1 : lo + block + 1])
-        ptr[lo + 1 : lo + block + 1] += ptr[lo]
-    idx = np.empty(ptr[-1], dtype=np.int64)
-    values = np.empty(ptr[-1], dtype=np.float64)
-    for lo in range(0, n_rows, block):
-        part = W[lo : lo + block]
-        rows, cols = np.nonzero(part)
-        idx[ptr[lo] : ptr[lo + len(part)]] = cols
-        values[ptr[lo] : ptr[lo + len(part)]] = part[rows, cols]
-    return Csr(ptr, idx, values, (n_rows, n_cols))
+def _dense_to_csr(W: np.ndarray) -> Csr:
+    """``W``'s nonzero entries as a :class:`Csr` (compiled, two passes over ``W``: the output and
+    ``W`` are the only items²-sized arrays; numpy's ``nonzero`` and gathers took 13 s at 9,700
+    movies, a quarter of the full-support control's fit)."""
+    from ._csr_kernels import dense_nonzeros
+
+    ptr, idx, values = dense_nonzeros(np.ascontiguousarray(W))
+    return Csr(ptr, idx, values, W.shape)
 
 
 @contextmanager
@@ -229,7 +220,9 @@ def _item_weights(liked: Csr, support: Csr, l2: float, threads, budget: float, m
     # only the items in some support enter a solve: G is taken over them alone (local indices)
     active = distinct(np.r_[np.flatnonzero(support.lengths), support.idx]).astype(np.int64)
     X = liked.to_scipy().tocsc().astype(np.float64)[:, active]
-    G = gram(X)
+    # 0/1 likes: G holds counts of users, exact in float32 (below 2^24), whose gathers then read
+    # half the memory (the solves' systems are memory bound on large catalogues)
+    G = gram(X, np.float32 if liked.values is None and X.shape[0] < 2**24 else np.float64)
     m = len(active)
     support = capped_support(_restrict(support, active), G, budget, max_partners)
     if threads is None:
@@ -250,24 +243,25 @@ def _item_weights(liked: Csr, support: Csr, l2: float, threads, budget: float, m
     return Csr.from_pairs(active[support.idx], active[support.row_of], (n, n), weights)
 
 
-def gram(X):
-    """``X'X`` of a scipy sparse matrix: a dense array (see ``DENSE_GRAM_ITEMS``) or a
-    :class:`SparseGram`, whose entries the kernels find by binary search in each row.  Dense, it is
-    accumulated by a compiled kernel on every core (the floats of the sparse product)."""
+def gram(X, dtype=np.float64):
+    """``X'X`` of a scipy sparse matrix: a dense array of ``dtype`` (see ``DENSE_GRAM_ITEMS``) or a
+    :class:`SparseGram` (float64), whose entries the kernels find by binary search in each row.
+    Dense, it is accumulated by a compiled kernel on every core (the floats of the sparse product)."""
     m = X.shape[1]
     # the products X'X adds up (a user's items squared) bound its non-zero cells: a matrix that
     # may be a quarter full is accumulated densely at once (scipy's product, one thread, then its
     # dense copy took 17-20 s of a 10 M-rating fit's item model, the kernel ~2 s)
     products = float((X.getnnz(axis=1).astype(np.float64) ** 2).sum())
     if m <= DENSE_GRAM_ITEMS or (products >= DENSE_GRAM_SHARE * m * m and 8 * m * m <= DENSE_GRAM_BYTES):
-        return _dense_gram(X)
+        return _dense_gram(X, dtype)
     G = (X.T @ X).tocsr()
     G.sort_indices()
     return SparseGram(G.indptr.astype(np.int64), G.indices.astype(np.int64), G.data.astype(np.float64))
 
 
-def _dense_gram(X) -> np.ndarray:
-    """``X'X`` as a dense array, rows in ranges on every core (:func:`_gram_kernels.dense_gram_rows`)."""
+def _dense_gram(X, dtype=np.float64) -> np.ndarray:
+    """``X'X`` as a dense array of ``dtype``, rows in ranges on every core
+    (:func:`_gram_kernels.dense_gram_rows`)."""
     from ._gram_kernels import dense_gram_rows
     from ._pair_kernels import run_ranges
 
@@ -275,7 +269,7 @@ def _dense_gram(X) -> np.ndarray:
     rows.sort_indices()
     cols.sort_indices()
     m = X.shape[1]
-    G = np.zeros((m, m))
+    G = np.zeros((m, m), dtype=dtype)
     by_row = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data.astype(np.float64))
     by_col = (cols.indptr.astype(np.int64), cols.indices.astype(np.int64), cols.data.astype(np.float64))
     # ranges of rows of about equal work (row a's: the entries of the users holding item a)
@@ -342,7 +336,7 @@ def _solver(G, support: Csr, l2: float) -> tuple:
     weights = np.zeros(support.nnz)
     ptr, idx = support._int64_rows
     if isinstance(G, np.ndarray):
-        return solve_dense_rows, (np.ascontiguousarray(G, dtype=np.float64), ptr, idx, float(l2), weights)
+        return solve_dense_rows, (np.ascontiguousarray(G), ptr, idx, float(l2), weights)
     return solve_sparse_rows, (G.indptr, G.indices, G.data, ptr, idx, float(l2), weights)
 
 
