@@ -482,3 +482,20 @@ def test_a_blend_of_nothing_lists_as_the_ranker_and_a_heavy_popularity_weight_li
     heavy = top_lists(Blended(ease, profile, ListBlend(1e9, 0.0), pop, task), task)
     for lst in heavy:
         assert np.all(np.diff(pop[lst]) <= 0)  # by popularity, best first
+
+
+def test_knn_baselines_grid_shares_one_fit_and_predicts_as_a_fresh_fit():
+    from recsys.evaluation.surprise_methods import shared_neighbourhoods
+
+    train, test, _, _ = taste_data()
+    pairs = test[["user", "item"]].to_numpy()[:80]
+    with shared_neighbourhoods():
+        first = SurpriseMethod("knn_baseline", 0, k=20).fit(Training(train))
+        second = SurpriseMethod("knn_baseline", 0, k=3).fit(Training(train))
+        other_data = SurpriseMethod("knn_baseline", 0, k=3).fit(Training(train.iloc[:-5]))
+    assert second.algo_.sim is first.algo_.sim and first.algo_.k == 20, "the similarities computed once"
+    assert other_data.algo_.sim is not first.algo_.sim, "other ratings: a fit of their own"
+    fresh = SurpriseMethod("knn_baseline", 0, k=3).fit(Training(train))
+    got = second.score(pairs[:, 0], pairs[:, 1]).score
+    assert np.array_equal(got, fresh.score(pairs[:, 0], pairs[:, 1]).score)
+    assert not np.array_equal(got, first.score(pairs[:, 0], pairs[:, 1]).score), "k changes the estimates"
