@@ -74,6 +74,7 @@ from .metrics import accuracy_on, fill_uncovered, metrics, tune_threshold
 from .ranking import RECALL_K, RELEVANT, K, RankingTask, catalogue_of, list_metrics, ndcg_per_user, top_lists
 from .registry import method_factories
 from .selection import Choice, sweep
+from .surprise_methods import shared_neighbourhoods
 
 METHODS = (
     "majority",
@@ -450,20 +451,27 @@ def _evaluate(train, test, attributes, items, protocol: Protocol | None, setup: 
         if rankers and "profile" in run.lists:
             _list_controls(run, setup, test_task, say)
             _blended_lists(run, setup, tune_task, test_task, say)
+        new_users = None
+        if rankers and protocol.strong:
+            from .strong import NewUsers
+
+            say(f"strong generalisation: {protocol.strong:.0%} of the users held out of training")
+            new_users = NewUsers(run)
+            # the rankers measured here first, while the process beside still works through its queue
+            strong = {name: new_users.lists(name, say) for name in rankers if name not in far}
         for name, outcome in beside.take().items():
             if isinstance(outcome, Listed):
                 run.lists[name], run.user_ndcg[name] = outcome.figures, outcome.user_ndcg
             else:
                 record(run, outcome)
+    if new_users is not None:
+        strong.update((name, new_users.lists(name, say)) for name in rankers if name in far)
     _in_order(run, own + searched, searched + listed)
     out = _report(run, setup, say)
     if rankers:
         out["topn"] = _topn_report(run, test_task, say)
-        if protocol.strong:
-            from .strong import strong_generalisation
-
-            say(f"strong generalisation: {protocol.strong:.0%} of the users held out of training")
-            out["strong"] = strong_generalisation(run, rankers, say)
+        if new_users is not None:
+            out["strong"] = new_users.report({name: strong[name] for name in rankers})
     out["seconds"] = time.perf_counter() - t0
     return out
 
@@ -536,7 +544,8 @@ def _measure(run: _Run, setup: Setup, name: str, rankers: list, tune_task, test_
     axes = None if name in setup.grids else declared_axes(name, len(run.catalogue))
     make = lambda point: run.makers[name](point)  # noqa: E731
     extra = EXTRA_FITS[run.protocol.grid]
-    choices = sweep(make, run.grids[name], run.fit, tasks, say, axes=axes, max_extra=extra)
+    with shared_neighbourhoods():  # KNNBaseline's k: its grid's fits share one similarity matrix
+        choices = sweep(make, run.grids[name], run.fit, tasks, say, axes=axes, max_extra=extra)
     if "list" in choices:
         _list_final(run, name, choices["list"], test_task)
     return like_final(run, name, choices["like"]) if "like" in choices else None

@@ -41,39 +41,52 @@ def held_out_users(ratings, share: float, history: float, seed: int):
     return others, new[given], new[~given]
 
 
-def strong_generalisation(run, rankers: list, say) -> dict:
-    """The lists of every ranker for the held-out users (see the module docstring)."""
-    p = run.protocol
-    others, histories, targets = held_out_users(run.train.ratings, p.strong, p.strong_history, p.seed)
-    task = RankingTask.of(histories, targets, run.catalogue)
-    out = {
-        "held_out_users": int(histories["user"].nunique()),
-        "users_with_relevant": len(task),
-        "history_share": p.strong_history,
-        "training_ratings": int(len(others)),
-        "methods": {},
-    }
-    train = Training(others, run.train.attributes, run.train.items)
-    # the same people in the model: their given ratings are training ratings, the rest is scored
-    in_model = Training(pd.concat([others, histories]), run.train.attributes, run.train.items)
-    for name in rankers:
+class NewUsers:
+    """The held-out users' task, their histories and the two trainings a ranker is fitted on (see the
+    module docstring); :meth:`lists` measures one ranker, :meth:`report` gathers them."""
+
+    def __init__(self, run):
+        p = run.protocol
+        others, histories, targets = held_out_users(run.train.ratings, p.strong, p.strong_history, p.seed)
+        self.run = run
+        self.task = RankingTask.of(histories, targets, run.catalogue)
+        self.header = {
+            "held_out_users": int(histories["user"].nunique()),
+            "users_with_relevant": len(self.task),
+            "history_share": p.strong_history,
+            "training_ratings": int(len(others)),
+        }
+        self.train = Training(others, run.train.attributes, run.train.items)
+        # the same people in the model: their given ratings are training ratings, the rest is scored
+        self.in_model = Training(pd.concat([others, histories]), run.train.attributes, run.train.items)
+
+    def lists(self, name: str, say) -> dict:
+        """Ranker ``name``'s figures for the new users (at its chosen setting), and in the model."""
+        run, task = self.run, self.task
         point = run.lists[name]["params"]
         method = run.makers[name](point)
         if not method.folds_in:
-            out["methods"][name] = {"supported": False, "reason": f"{name} cannot take a new user without refitting"}
-            continue
+            return {"supported": False, "reason": f"{name} cannot take a new user without refitting"}
         t = time.perf_counter()
-        method.fit(train)
+        method.fit(self.train)
         n = len(task.catalogue)
         res = list_metrics(top_lists(method, task, RECALL_K, new_users=True), task.relevant, n, recall_k=RECALL_K)
-        known = run.makers[name](point).fit(in_model)
+        known = run.makers[name](point).fit(self.in_model)
         res_in = list_metrics(top_lists(known, task, RECALL_K), task.relevant, n, recall_k=RECALL_K)
-        out["methods"][name] = {
+        say(f"  {name}: NDCG@10 {res['ndcg@10']:.4f} for {len(task)} new users, {res_in['ndcg@10']:.4f} in the model")
+        return {
             "supported": True,
             **res,
             "in_model_ndcg@10": res_in["ndcg@10"],
             "seconds": time.perf_counter() - t,
             "params": point,
         }
-        say(f"  {name}: NDCG@10 {res['ndcg@10']:.4f} for {len(task)} new users, {res_in['ndcg@10']:.4f} in the model")
-    return out
+
+    def report(self, methods: dict) -> dict:
+        return {**self.header, "methods": methods}
+
+
+def strong_generalisation(run, rankers: list, say) -> dict:
+    """The lists of every ranker for the held-out users (see the module docstring)."""
+    new_users = NewUsers(run)
+    return new_users.report({name: new_users.lists(name, say) for name in rankers})
