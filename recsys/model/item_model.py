@@ -282,14 +282,15 @@ def _dense_gram(X, dtype=np.float64) -> np.ndarray:
 
 
 def _restrict(support: Csr, active: np.ndarray) -> Csr:
-    """``support`` on the ``active`` items alone, renumbered ``0..len(active)-1`` in their order."""
+    """``support`` on the ``active`` items alone (increasing, every row with entries among them),
+    renumbered ``0..len(active)-1`` in their order: the entries stay where they are, their columns
+    renamed (a gather of the entries by row took 1.1 s of a 1 M-rating fit)."""
     local = np.full(support.n_rows, -1, dtype=np.int64)
     local[active] = np.arange(len(active))
-    which, pos = support.rows_entries(active)
     ptr = np.zeros(len(active) + 1, dtype=np.int64)
     np.cumsum(support.lengths[active], out=ptr[1:])
-    values = None if support.values is None else support.values[pos]
-    return Csr(ptr, local[support.idx[pos]], values, (len(active), len(active)))
+    assert ptr[-1] == support.nnz, "every row with entries is active"
+    return Csr(ptr, local[support.idx], support.values, (len(active), len(active)))
 
 
 def capped_support(support: Csr, G, budget: float = FLOP_BUDGET, max_partners: int | None = None) -> Csr:

@@ -432,8 +432,11 @@ def _item_model(
     if residual_model:
         # the residual twin weighs the pairs the likes' weights were solved on (where supports are
         # capped, the partners most liked together; otherwise the whole support)
-        solved = fp.item_weights.transpose()
-        shared = pairs if support == "all" else solved.with_values(np.ones(solved.nnz))
+        if support == "all":
+            shared = pairs
+        else:
+            solved = fp.item_weights.transpose()
+            shared = solved.with_values(np.ones(solved.nnz))
         fp = dataclasses.replace(fp, residual_weights=solve(fp.residuals, "weights from the residuals", shared))
     return fp
 
