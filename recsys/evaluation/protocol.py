@@ -451,7 +451,7 @@ def _evaluate(train, test, attributes, items, protocol: Protocol | None, setup: 
         if rankers and "profile" in run.lists:
             _list_controls(run, setup, test_task, say)
             _blended_lists(run, setup, tune_task, test_task, say)
-        new_users = None
+        new_users, strong = None, {}
         if rankers and protocol.strong:
             from .strong import NewUsers
 

@@ -84,9 +84,3 @@ class NewUsers:
 
     def report(self, methods: dict) -> dict:
         return {**self.header, "methods": methods}
-
-
-def strong_generalisation(run, rankers: list, say) -> dict:
-    """The lists of every ranker for the held-out users (see the module docstring)."""
-    new_users = NewUsers(run)
-    return new_users.report({name: new_users.lists(name, say) for name in rankers})

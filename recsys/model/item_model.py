@@ -284,7 +284,7 @@ def _dense_gram(X, dtype=np.float64) -> np.ndarray:
 def _restrict(support: Csr, active: np.ndarray) -> Csr:
     """``support`` on the ``active`` items alone (increasing, every row with entries among them),
     renumbered ``0..len(active)-1`` in their order: the entries stay where they are, their columns
-    renamed (a gather of the entries by row took 1.1 s of a 1 M-rating fit)."""
+    renamed (no gather of the entries by row: 14 ms against 67 at 4.4 M pairs)."""
     local = np.full(support.n_rows, -1, dtype=np.int64)
     local[active] = np.arange(len(active))
     ptr = np.zeros(len(active) + 1, dtype=np.int64)
