@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -204,7 +205,10 @@ def test_without_a_client_a_local_cluster_is_started_and_closed(tmp_path):
         "    except ValueError:\n"
         "        print('closed')\n"
     )
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=True)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}  # the checkout, as the suite
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=True, env=env
+    )
     assert out.stdout.split("\n")[:2] == ["2 [([0, 1, 2], [0, 1, 2]), ([3, 4, 5], [3, 4, 5])]", "closed"]
 
 

@@ -2,7 +2,9 @@
 command of the front door that stops working fails here.
 
 Two parts of them are not run: ``pip install .`` (this suite runs inside the installation it makes,
-checked instead), and ``bash .ci/run`` (it is what runs this suite)."""
+checked instead), and ``bash .ci/run`` (it is what runs this suite). The commands run the checkout,
+as the suite does (``PYTHONPATH``): tests/test_installation.py checks that the installation holds
+the same files, byte for byte, and the compiled kernels are then cached once, for one copy."""
 
 from __future__ import annotations
 
@@ -41,8 +43,9 @@ def run(line: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
 
 @pytest.fixture()
 def env(tmp_path):
-    bin_dir = str(Path(sys.executable).parent)  # the installation's `recsys`
-    return {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+    bin_dir = str(Path(sys.executable).parent)  # the installation's `recsys`, importing the checkout
+    path = {"PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""), "PYTHONPATH": str(README.parent)}
+    return {**os.environ, **path}
 
 
 @pytest.mark.slow
@@ -93,7 +96,6 @@ def test_the_data_without_stars_example_runs_as_written(tmp_path, env):
     """The README's example of implicit feedback, but its evaluation (minutes; its path is tested
     in tests/test_implicit.py): generated plays, trained as interactions, listed with reasons."""
     (block,) = bash_blocks("Data without stars")
-    env = {**env, "PYTHONPATH": str(README.parent)}  # `python -m benchmarks.…` as from the checkout
     said = []
     for line in block:
         if "recsys evaluate" not in line:

@@ -1,0 +1,123 @@
+"""The suite's compiled kernels, compiled before it starts: numba compiles a kernel the first time it
+is called with new argument types and caches it on disk; tests that each met a kernel first would
+compile it while the other test process waits or compiles it too. Compiled here from a recorded
+list instead, split between two processes (one per core), every signature once.
+
+``python .ci/kernels.py compile K N`` compiles part ``K`` of ``N`` of :data:`LIST` (into
+``NUMBA_CACHE_DIR``). ``python .ci/kernels.py record CACHE_DIR`` rewrites the list from a numba
+cache that a whole run of the suite filled (every kernel and signature it compiled)::
+
+    export NUMBA_CACHE_DIR=$(mktemp -d) && python -m pytest -q -n 2 --dist loadfile tests
+    python .ci/kernels.py record "$NUMBA_CACHE_DIR"
+
+A list that has gone stale only costs time (a test compiles what is missing), never a result: a
+kernel or a signature that no longer exists is skipped.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pickle
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LIST = Path(__file__).with_name("kernels.txt")
+PACKAGES = ("coclust", "ingest", "recsys")
+
+
+def encode(t) -> str:
+    """A numba type as an expression of :mod:`numba.core.types` (what :func:`decode` reads back)."""
+    from numba.core import types
+
+    if isinstance(t, types.Array):
+        return f"Array({encode(t.dtype)}, {t.ndim}, {t.layout!r}, readonly={not t.mutable})"
+    if isinstance(t, types.UniTuple):
+        return f"UniTuple({encode(t.dtype)}, {t.count})"
+    if isinstance(t, types.Tuple):
+        return f"Tuple(({''.join(encode(x) + ', ' for x in t.types)}))"
+    if isinstance(t, types.Boolean):
+        return "boolean"
+    if isinstance(t, types.NoneType):
+        return "none"
+    if isinstance(t, types.Omitted):  # an argument left to its default
+        return f"Omitted({t.value!r})"
+    if isinstance(t, (types.Integer, types.Float)):
+        return str(t)
+    raise TypeError(f"not recorded: {t!r}")
+
+
+def decode(text: str) -> tuple:
+    from numba.core import types
+
+    return eval(text, {"__builtins__": {}}, vars(types))  # the file is ours: names of numba types only
+
+
+def module_of(folder: str, stem: str) -> str | None:
+    """The module of a cache file: numba names its folder after the source's directory."""
+    name = folder.rsplit("_", 1)[0]
+    for package in PACKAGES:
+        for d in [ROOT / package, *(p for p in (ROOT / package).rglob("*") if p.is_dir())]:
+            if d.name == name and (d / f"{stem}.py").exists():
+                return ".".join(d.relative_to(ROOT).parts + (stem,))
+    return None
+
+
+def record(cache: Path) -> None:
+    lines = set()
+    for index in cache.glob("*/*.nbi"):
+        match = re.match(r"(\w+)\.(\w+)-\d+\.py\d+\.nbi$", index.name)
+        module = match and module_of(index.parent.name, match.group(1))
+        if module is None:
+            continue
+        with open(index, "rb") as f:
+            pickle.load(f)  # numba's version
+            overloads = pickle.loads(f.read())[1]
+        for signature, *_target in overloads:
+            if isinstance(signature, tuple):  # a signature given in the source is compiled at import
+                try:
+                    lines.add(f"{module}:{match.group(2)}\t({''.join(encode(t) + ', ' for t in signature)})")
+                except TypeError as error:
+                    print(f"{module}:{match.group(2)}: {error}", file=sys.stderr)
+    LIST.write_text("".join(line + "\n" for line in sorted(lines)))
+    print(f"{len(lines)} signatures → {LIST.relative_to(ROOT)}")
+
+
+def compile_part(part: int, parts: int) -> None:
+    """Compile every ``parts``-th kernel of the list (whole kernels: a kernel's signatures in one process)."""
+    by_kernel: dict[str, list[str]] = {}
+    for line in LIST.read_text().splitlines():
+        kernel, signature = line.split("\t")
+        by_kernel.setdefault(kernel, []).append(signature)
+    # the longest first, each to the part with the fewest signatures so far: parts of equal work
+    loads = [0] * parts
+    mine = []
+    for kernel, signatures in sorted(by_kernel.items(), key=lambda kv: -len(kv[1])):
+        k = loads.index(min(loads))
+        loads[k] += len(signatures)
+        if k == part:
+            mine.append((kernel, signatures))
+    skipped = 0
+    for kernel, signatures in mine:
+        module, name = kernel.split(":")
+        try:
+            dispatcher = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            skipped += len(signatures)
+            continue
+        for signature in signatures:
+            try:
+                dispatcher.compile(decode(signature))
+            except Exception:  # a signature the kernel no longer takes
+                skipped += 1
+    if skipped:
+        print(f"kernels part {part}: {skipped} recorded signature(s) skipped (the list is stale)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    if sys.argv[1] == "record":
+        record(Path(sys.argv[2]))
+    else:
+        compile_part(int(sys.argv[2]), int(sys.argv[3]))
