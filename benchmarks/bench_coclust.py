@@ -130,6 +130,38 @@ def thread_efficiency(n_relations: int, repeats: int) -> dict:
     }
 
 
+def _pipeline_in_children(args) -> dict:
+    """The pipeline in a fresh process with an empty numba cache, then in one that loads it; printed."""
+    child = ["benchmarks/bench_coclust.py", "--pipeline-only", "--data", str(args.data)]
+    with tempfile.TemporaryDirectory() as cache:  # an empty numba cache: the fresh-install case
+        t = time.perf_counter()
+        pl = child_json([*child, "--runs", str(args.runs)], env={"NUMBA_CACHE_DIR": cache})
+        pl["process_seconds"] = time.perf_counter() - t
+        t = time.perf_counter()
+        cached = child_json([*child, "--runs", "0"], env={"NUMBA_CACHE_DIR": cache})
+        cached["process_seconds"] = time.perf_counter() - t
+    print(f"\nHBLCoClust on Classic3 {PAPER}, both orientations (fresh process, empty numba cache):")
+    for r in pl["runs"]:
+        steps = ", ".join(f"{k} {v:.2f}" for k, v in r["steps"].items() if k != "total")
+        print(
+            f"  {'warm' if r['warm'] else 'cold'}: {r['seconds']:.2f} s ({steps}); seeds {r['seeds']:,}, "
+            f"regions {r['regions']:,}, concepts {r['concepts']:,} → {r['coclusters']} co-clusters, "
+            f"purity {r['purity']:.3f}, objects covered {r['objects_covered']:.3f}"
+        )
+    warm = [r["seconds"] for r in pl["runs"] if r["warm"]]
+    if warm:
+        print(f"  warm wall time: median {np.median(warm):.2f} s, max {max(warm):.2f} s")
+    print(f"  peak memory of the pipeline process: {pl['peak_rss_mb']:.0f} MB")
+    print(
+        f"  first fit in a second process that loads the cache: {cached['runs'][0]['seconds']:.2f} s "
+        f"(the whole process, Python start and imports included: {cached['process_seconds']:.1f} s, "
+        f"against {pl['process_seconds']:.1f} s with the empty cache and {args.runs} warm runs)"
+    )
+    pl["cached_first_run"] = cached["runs"][0]
+
+    return pl
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=data_home())
@@ -160,32 +192,7 @@ def main() -> None:
         f"→ speed-up ×{mh['speedup_vs_numpy_loop']:.0f}"
     )
 
-    child = ["benchmarks/bench_coclust.py", "--pipeline-only", "--data", str(args.data)]
-    with tempfile.TemporaryDirectory() as cache:  # an empty numba cache: the fresh-install case
-        t = time.perf_counter()
-        pl = child_json([*child, "--runs", str(args.runs)], env={"NUMBA_CACHE_DIR": cache})
-        pl["process_seconds"] = time.perf_counter() - t
-        t = time.perf_counter()
-        cached = child_json([*child, "--runs", "0"], env={"NUMBA_CACHE_DIR": cache})
-        cached["process_seconds"] = time.perf_counter() - t
-    print(f"\nHBLCoClust on Classic3 {PAPER}, both orientations (fresh process, empty numba cache):")
-    for r in pl["runs"]:
-        steps = ", ".join(f"{k} {v:.2f}" for k, v in r["steps"].items() if k != "total")
-        print(
-            f"  {'warm' if r['warm'] else 'cold'}: {r['seconds']:.2f} s ({steps}); seeds {r['seeds']:,}, "
-            f"regions {r['regions']:,}, concepts {r['concepts']:,} → {r['coclusters']} co-clusters, "
-            f"purity {r['purity']:.3f}, objects covered {r['objects_covered']:.3f}"
-        )
-    warm = [r["seconds"] for r in pl["runs"] if r["warm"]]
-    if warm:
-        print(f"  warm wall time: median {np.median(warm):.2f} s, max {max(warm):.2f} s")
-    print(f"  peak memory of the pipeline process: {pl['peak_rss_mb']:.0f} MB")
-    print(
-        f"  first fit in a second process that loads the cache: {cached['runs'][0]['seconds']:.2f} s "
-        f"(the whole process, Python start and imports included: {cached['process_seconds']:.1f} s, "
-        f"against {pl['process_seconds']:.1f} s with the empty cache and {args.runs} warm runs)"
-    )
-    pl["cached_first_run"] = cached["runs"][0]
+    pl = _pipeline_in_children(args)
 
     th = child_json(
         [

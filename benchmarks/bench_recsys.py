@@ -108,6 +108,24 @@ def tenfold(home: Path, out: Path, seed: int = 0) -> Path:
     return out
 
 
+def _print_figures(res: dict, first_wall: float, n_pairs: int, size_mb: float) -> None:
+    """The figures beside their targets."""
+    print("recsys on MovieLens 100K u1, fresh process each (median):")
+    print(f"  first train (compiles if the numba cache is cold): {first_wall:.1f} s")
+    for key, label in (
+        ("train_seconds", "train, default parameters"),
+        ("train_peak_mb", "train, peak memory (MB)"),
+        ("predict_one_seconds", "predict one pair with its explanation"),
+        ("predict_pairs_seconds", f"predict --pairs ({n_pairs:,} pairs)"),
+        ("users_lists_seconds", "recommend --users (943 users)"),
+        ("list_with_reasons_ms", "one list of 10 with reasons, in process (ms)"),
+        ("new_user_list_ms", "a new person's list from 20 ratings (ms)"),
+    ):
+        ok = "ok" if res[key] <= TARGETS[key] else "OVER"
+        print(f"  {label:<42} {res[key]:8.2f}   target <= {TARGETS[key]:g}  {ok}")
+    print(f"  model directory: {size_mb:.1f} MB")
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         child(sys.argv[2:])
@@ -163,20 +181,7 @@ def main() -> None:
         "model_mb": size_mb,
         "runs": {"train": train, "predict_one": one, "predict_pairs": pairs},
     }
-    print("recsys on MovieLens 100K u1, fresh process each (median):")
-    print(f"  first train (compiles if the numba cache is cold): {first_wall:.1f} s")
-    for key, label in (
-        ("train_seconds", "train, default parameters"),
-        ("train_peak_mb", "train, peak memory (MB)"),
-        ("predict_one_seconds", "predict one pair with its explanation"),
-        ("predict_pairs_seconds", f"predict --pairs ({n_pairs:,} pairs)"),
-        ("users_lists_seconds", "recommend --users (943 users)"),
-        ("list_with_reasons_ms", "one list of 10 with reasons, in process (ms)"),
-        ("new_user_list_ms", "a new person's list from 20 ratings (ms)"),
-    ):
-        ok = "ok" if res[key] <= TARGETS[key] else "OVER"
-        print(f"  {label:<42} {res[key]:8.2f}   target <= {TARGETS[key]:g}  {ok}")
-    print(f"  model directory: {size_mb:.1f} MB")
+    _print_figures(res, first_wall, n_pairs, size_mb)
     if args.json:
         args.json.write_text(json.dumps(res, indent=2))
 

@@ -192,7 +192,7 @@ def peer(name: str, ratings_csv: Path, max_fits: int, work: Path) -> dict:
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000000", help="ratings per run, comma separated ('': only --plot)")
     parser.add_argument("--structures", default=",".join(STRUCTURES), help=f"of {', '.join(STRUCTURES)}")
@@ -215,6 +215,11 @@ def main(argv: list[str] | None = None) -> None:
         help="from the --json file's runs, the fitted growth's time and memory at this many ratings "
         f"(default {NETFLIX_RATINGS:,}: the Netflix Prize's)",
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.plot and not args.json:
         parser.error("--plot draws the runs of the --json file: give --json too")

@@ -208,6 +208,12 @@ def generate(shape: Shape) -> tuple[pd.DataFrame, pd.DataFrame]:
     cuts = np.quantile(score, np.cumsum(shape.star_shares())[:-1])
     stars = 1 + np.searchsorted(cuts, score).astype(np.int8)
 
+    return _tables(users, items, stars, genres, director)
+
+
+def _tables(users, items, stars, genres, director) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The drawn ratings and the movies' table, as :func:`generate` returns them."""
+    n_items = len(director)
     ratings = pd.DataFrame({"user": users + 1, "item": items + 1, "rating": stars})
     names = np.array(GENRES)
     table = pd.DataFrame(

@@ -28,7 +28,6 @@ from .common import RESULTS, log, write_results
 
 def fold(name: str, share: float, seed: int, n_boot: int) -> dict:
     from ingest.datasets import DataSource
-    from recsys.evaluation.intervals import paired_bootstrap
     from recsys.evaluation.methods import AttributeLogistic, NaiveBayes, Training
     from recsys.evaluation.metrics import roc_auc
     from recsys.model import ProfileRecommender
@@ -56,16 +55,7 @@ def fold(name: str, share: float, seed: int, n_boot: int) -> dict:
     u, i = fp.user_index(test["user"].to_numpy()), fp.item_index(test["item"].to_numpy())
     ok = (u >= 0) & (i >= 0)
     user_share = scored_terms(model, u[ok], i[ok])["user_like_share"]
-    diffs = {}
-    for name, other in (("naive_bayes", nb), ("attribute_logistic", lr_scores)):
-        both = p.covered & other.covered  # the pairs both score (a user with no training rating: neither)
-        users = np.unique(test["user"].to_numpy()[both], return_inverse=True)[1]
-        scores = {
-            "profile": (p.score[both], p.prediction[both] == "like"),
-            name: (other.score[both], other.score[both] >= 0.5),
-        }
-        ci = paired_bootstrap(y[both], scores, "profile", users, n_boot, seed)["versus"][name]
-        diffs[name] = {"auc_diff": ci["auc_diff"], "auc_diff_ci": ci["auc_diff_ci"], "pairs": int(both.sum())}
+    diffs = _paired_differences(test, y, p, {"naive_bayes": nb, "attribute_logistic": lr_scores}, n_boot, seed)
     return {
         "new_movies": int(len(new)),
         "train_ratings": int(len(train)),
@@ -87,6 +77,23 @@ def fold(name: str, share: float, seed: int, n_boot: int) -> dict:
         "user_like_share_alone": {"auc": roc_auc(y[ok], user_share)},
         "profile_minus": diffs,
     }
+
+
+def _paired_differences(test, y, p, others: dict, n_boot: int, seed: int) -> dict:
+    """The profile model's AUC minus each other method's, on the pairs both score, users resampled."""
+    from recsys.evaluation.intervals import paired_bootstrap
+
+    diffs = {}
+    for name, other in others.items():
+        both = p.covered & other.covered  # the pairs both score (a user with no training rating: neither)
+        users = np.unique(test["user"].to_numpy()[both], return_inverse=True)[1]
+        scores = {
+            "profile": (p.score[both], p.prediction[both] == "like"),
+            name: (other.score[both], other.score[both] >= 0.5),
+        }
+        ci = paired_bootstrap(y[both], scores, "profile", users, n_boot, seed)["versus"][name]
+        diffs[name] = {"auc_diff": ci["auc_diff"], "auc_diff_ci": ci["auc_diff_ci"], "pairs": int(both.sum())}
+    return diffs
 
 
 def tuned_c(train, data, share: float, seed: int) -> float:

@@ -201,6 +201,16 @@ def conclusions(results: dict, folds: list) -> list[str]:
         f"* Balanced accuracy at the tuned cut-offs: profile {ba['profile']:.4f}, svd {ba['svd']:.4f}, "
         f"knn_baseline {ba['knn_baseline']:.4f}, svdpp {ba['svdpp']:.4f}, coclustering {ba['coclustering']:.4f}."
     )
+    lines += _ablation_sentences(results, folds, auc, ab, scope)
+    lines += _beaten_sentences(results, folds, auc)
+    if all("topn" in results[f] for f in folds):
+        lines += _list_sentences(results, folds)
+    return lines
+
+
+def _ablation_sentences(results: dict, folds: list, auc: dict, ab: dict, scope: str) -> list[str]:
+    """What each ablation and the plain co-rating control show against the profile model's AUC."""
+    lines = []
     if "no_coclusters" in ab:
         drop = auc["profile"] - ab["no_coclusters"]["auc_full"][0]
         per_fold = [
@@ -246,9 +256,6 @@ def conclusions(results: dict, folds: list) -> list[str]:
             if gain_plain > 0
             else f"* **Control.** Plain co-rating neighbourhoods reach {c:.4f} AUC."
         )
-    lines += _beaten_sentences(results, folds, auc)
-    if all("topn" in results[f] for f in folds):
-        lines += _list_sentences(results, folds)
     return lines
 
 
@@ -303,6 +310,13 @@ def _list_sentences(results: dict, folds: list) -> list[str]:
             f"and {sum(lo <= 0 <= hi for _, lo, hi in diffs)} of {len(diffs)} per-fold 95 % intervals over users "
             f"include 0 (per fold {', '.join(f'{d:+.4f}' for d, _, _ in diffs)})."
         )
+    return lines + _list_control_sentences(results, folds, ndcg, scope)
+
+
+def _list_control_sentences(results: dict, folds: list, ndcg: dict, scope: str) -> list[str]:
+    """What the lists' controls say: random pairs, every pair, the item model without the blend."""
+    topn = results[folds[0]]["topn"]
+    lines = []
     controls = {
         c: _mean(results, folds, lambda r, c=c: r["topn"]["controls"][c]["ndcg@10"]) for c in topn.get("controls", {})
     }
