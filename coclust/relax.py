@@ -24,11 +24,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._arrays import first_occurrences, group_ids, unique_sorted
+from ._arrays import first_occurrences, group_ids
 from ._kernels import append_block, argsort_u64, lower_bound, lowest_bit_index, sort_nonnegative, tally
 from ._kernels import popcount as _popcount
 from ._parallel import chunk_bounds, map_chunks, n_threads
-from .blocks import Blocks
+from .blocks import Blocks, _gather
 from .concepts import entity_bitsets
 from .params import DENSITY_TOLERANCE as _EPS
 
@@ -345,29 +345,49 @@ def relax_chunk(inputs: tuple, lo: int, hi: int) -> tuple:
 
 
 @numba.njit(cache=True)
-def _tighten(csr_ptr, csr_idx, n_cols, r_ptr, rows, c_ptr, cols, groups, density):
+def _tighten(csr_ptr, csr_idx, csc_ptr, csc_idx, r_ptr, rows, c_ptr, cols, groups, density):
     """For each group, drop its sparsest rows until rows × cols reaches ``density``.
 
     Returns the new row counts per group; ``rows`` is rewritten in place
-    (each group's kept rows at the front of its slice, sorted).
+    (each group's kept rows at the front of its slice, sorted).  A row's ones in the group's
+    columns are counted along the rows (CSR) or along the columns (CSC), whichever reads fewer
+    entries: a merged group of many rows and few columns reads its columns.
     """
+    n_rows, n_cols = csr_ptr.shape[0] - 1, csc_ptr.shape[0] - 1
     mark = np.zeros(n_cols, dtype=np.bool_)
+    where = np.full(n_rows, -1, dtype=np.int64)
     new_len = np.empty(r_ptr.shape[0] - 1, dtype=np.int64)
     for g in range(new_len.shape[0]):
         new_len[g] = r_ptr[g + 1] - r_ptr[g]
     for g in groups:
         cg = cols[c_ptr[g] : c_ptr[g + 1]]
         rg = rows[r_ptr[g] : r_ptr[g + 1]]
+        along_rows = 0
+        for r in rg:
+            along_rows += csr_ptr[r + 1] - csr_ptr[r]
+        along_cols = 0
         for f in cg:
-            mark[f] = True
+            along_cols += csc_ptr[f + 1] - csc_ptr[f]
         ones = np.zeros(rg.shape[0], dtype=np.int64)
-        for i in range(rg.shape[0]):
-            r = rg[i]
-            for p in range(csr_ptr[r], csr_ptr[r + 1]):
-                if mark[csr_idx[p]]:
-                    ones[i] += 1
-        for f in cg:
-            mark[f] = False
+        if along_cols < along_rows:
+            for i in range(rg.shape[0]):
+                where[rg[i]] = i
+            for f in cg:
+                for p in range(csc_ptr[f], csc_ptr[f + 1]):
+                    if where[csc_idx[p]] >= 0:
+                        ones[where[csc_idx[p]]] += 1
+            for r in rg:
+                where[r] = -1
+        else:
+            for f in cg:
+                mark[f] = True
+            for i in range(rg.shape[0]):
+                r = rg[i]
+                for p in range(csr_ptr[r], csr_ptr[r + 1]):
+                    if mark[csr_idx[p]]:
+                        ones[i] += 1
+            for f in cg:
+                mark[f] = False
         # rows by decreasing ones, ties in their order (a stable sort of the complement)
         top = 0
         total = 0
@@ -424,25 +444,59 @@ def _united(X, cc: Blocks, merged: np.ndarray, group: np.ndarray, first: np.ndar
     local = np.full(len(first), -1, dtype=np.int64)
     local[merged] = np.arange(len(merged))
     members = np.flatnonzero(local[group] >= 0)
-    part = cc.select(members)
-    # union of rows per group: sort (group, row) pairs and drop repeats
-    g_of = np.repeat(local[group[members]], np.diff(part.row_ptr))
-    key = unique_sorted(g_of * X.shape[0] + part.row_idx)
-    rows = key % X.shape[0]
-    r_ptr = np.zeros(len(merged) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(key // X.shape[0], minlength=len(merged)), out=r_ptr[1:])
-    cols = cc.select(first[merged])
+    of_member = local[group[members]]
+    m_ptr = np.zeros(len(merged) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(of_member, minlength=len(merged)), out=m_ptr[1:])
+    by_group = members[np.argsort(of_member, kind="stable")]
+    r_ptr, rows = _union_rows(cc.row_ptr, cc.row_idx, m_ptr, by_group, X.shape[0])
+    heads = first[merged]
+    col_ptr, col_idx = _gather(cc.col_idx, cc.col_ptr[heads], np.diff(cc.col_ptr)[heads])
     if min_density < 1.0:
         # the united rows may be sparser than the members were: drop the sparsest until dense again
         everyone = np.arange(len(merged), dtype=np.int64)
+        Xc = X.tocsc()
         new_len = _tighten(
-            X.indptr, X.indices, X.shape[1], r_ptr, rows, cols.col_ptr, cols.col_idx, everyone, min_density
+            X.indptr, X.indices, Xc.indptr, Xc.indices, r_ptr, rows, col_ptr, col_idx, everyone, min_density
         )
         starts = r_ptr[:-1]
         r_ptr = np.zeros(len(merged) + 1, dtype=np.int64)
         np.cumsum(new_len, out=r_ptr[1:])
         rows = rows[np.repeat(starts - r_ptr[:-1], new_len) + np.arange(r_ptr[-1])]
-    return Blocks(r_ptr, rows, cols.col_ptr, cols.col_idx)
+    return Blocks(r_ptr, rows, col_ptr, col_idx)
+
+
+@numba.njit(cache=True)
+def _union_rows(row_ptr, row_idx, m_ptr, members, n_rows):
+    """For each group ``g`` (its blocks ``members[m_ptr[g]:m_ptr[g+1]]``), the union of the blocks'
+    rows, sorted: ``(r_ptr, rows)``.  Rows are marked as they are met, so the cost is the members'
+    rows, read twice (once to size the output), and a sort of each union."""
+    n_groups = m_ptr.shape[0] - 1
+    seen = np.zeros(n_rows, dtype=np.bool_)
+    r_ptr = np.zeros(n_groups + 1, dtype=np.int64)
+    for g in range(n_groups):
+        n = 0
+        for k in members[m_ptr[g] : m_ptr[g + 1]]:
+            for r in row_idx[row_ptr[k] : row_ptr[k + 1]]:
+                if not seen[r]:
+                    seen[r] = True
+                    n += 1
+        for k in members[m_ptr[g] : m_ptr[g + 1]]:
+            for r in row_idx[row_ptr[k] : row_ptr[k + 1]]:
+                seen[r] = False
+        r_ptr[g + 1] = r_ptr[g] + n
+    rows = np.empty(r_ptr[-1], dtype=np.int64)
+    for g in range(n_groups):
+        n = r_ptr[g]
+        for k in members[m_ptr[g] : m_ptr[g + 1]]:
+            for r in row_idx[row_ptr[k] : row_ptr[k + 1]]:
+                if not seen[r]:
+                    seen[r] = True
+                    rows[n] = r
+                    n += 1
+        for i in range(r_ptr[g], n):
+            seen[rows[i]] = False
+        sort_nonnegative(rows[r_ptr[g] : n], n - r_ptr[g])
+    return r_ptr, rows
 
 
 def assign_uncovered(X, row_ptr, row_idx, col_ptr, col_idx, chunk: int = 256):
