@@ -48,3 +48,20 @@ def test_the_installation_is_the_checkout():
     assert sorted(installed) == sorted(checkout), "the installation's files are not the checkout's"
     differ = [name for name, path in checkout.items() if installed[name] != _record_hash(path)]
     assert not differ, f"installed files that differ from the checkout: {differ}"
+
+
+def test_every_kernel_ci_compiles_first_still_exists():
+    """``.ci/kernels.py`` compiles the kernels of ``.ci/kernels.txt`` before the suite: a kernel renamed
+    or removed since the list was recorded would be compiled by the tests again (record it anew)."""
+    import importlib
+
+    import numba
+
+    listed = {line.split("\t")[0] for line in (ROOT / ".ci" / "kernels.txt").read_text().splitlines()}
+    missing = []
+    for kernel in sorted(listed):
+        module, name = kernel.split(":")
+        found = getattr(importlib.import_module(module), name, None)
+        if not isinstance(found, numba.core.registry.CPUDispatcher):
+            missing.append(kernel)
+    assert len(listed) > 40 and not missing, missing
