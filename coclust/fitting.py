@@ -155,7 +155,7 @@ class CoClustering(Params):
                 self.n_concepts_ = len(cc)
                 cc = self._relax(D, Dt, cc, relax_on, tell)
         with _timed(timings, "merge", tell):  # step 6: merge equal feature sets
-            cc = merge_equal_columns(D, cc, self.min_density, self.min_rows)
+            cc = merge_equal_columns(D, Dt, cc, self.min_density, self.min_rows)
             if self.assign_uncovered:
                 rp, ri = assign_uncovered(D, cc.row_ptr, cc.row_idx, cc.col_ptr, cc.col_idx)
                 cc = Blocks(rp, ri, cc.col_ptr, cc.col_idx)

@@ -413,11 +413,12 @@ def _tighten(csr_ptr, csr_idx, csc_ptr, csc_idx, r_ptr, rows, c_ptr, cols, group
     return new_len
 
 
-def merge_equal_columns(X, cc: Blocks, min_density: float, min_rows: int) -> Blocks:
+def merge_equal_columns(X, Xt, cc: Blocks, min_density: float, min_rows: int) -> Blocks:
     """Unite the rows of co-clusters with identical column sets (step 6): each group of equal
     column sets becomes one co-cluster (the columns and the place of its first member, the union
     of the members' rows, tightened back to ``min_density`` when ``min_density < 1``); those left
-    with fewer than ``min_rows`` rows are dropped.
+    with fewer than ``min_rows`` rows are dropped.  ``Xt`` is ``X`` transposed, in CSR (the
+    tightening counts along the columns where that reads less).
 
     Most column sets are held by one co-cluster, whose rows (sorted, distinct) stay as they are:
     only the groups of several are united, so the cost follows their rows, not every co-cluster's."""
@@ -431,14 +432,14 @@ def merge_equal_columns(X, cc: Blocks, min_density: float, min_rows: int) -> Blo
     source = first.copy()
     source[merged] = n + np.arange(len(merged))
     if len(merged):
-        cc = Blocks.concat([cc, _united(X, cc, merged, group, first, min_density)])
+        cc = Blocks.concat([cc, _united(X, Xt, cc, merged, group, first, min_density)])
     lengths = np.diff(cc.row_ptr)[source]
     order = np.argsort(first, kind="stable")  # the groups in the order their first member came
     keep = order[lengths[order] >= min_rows]
     return cc.select(source[keep])
 
 
-def _united(X, cc: Blocks, merged: np.ndarray, group: np.ndarray, first: np.ndarray, min_density: float) -> Blocks:
+def _united(X, Xt, cc: Blocks, merged: np.ndarray, group: np.ndarray, first: np.ndarray, min_density: float) -> Blocks:
     """The ``merged`` groups as blocks: their members' rows united (sorted, distinct; tightened to
     ``min_density`` below 1), the columns of their ``first`` member."""
     local = np.full(len(first), -1, dtype=np.int64)
@@ -454,9 +455,8 @@ def _united(X, cc: Blocks, merged: np.ndarray, group: np.ndarray, first: np.ndar
     if min_density < 1.0:
         # the united rows may be sparser than the members were: drop the sparsest until dense again
         everyone = np.arange(len(merged), dtype=np.int64)
-        Xc = X.tocsc()
         new_len = _tighten(
-            X.indptr, X.indices, Xc.indptr, Xc.indices, r_ptr, rows, col_ptr, col_idx, everyone, min_density
+            X.indptr, X.indices, Xt.indptr, Xt.indices, r_ptr, rows, col_ptr, col_idx, everyone, min_density
         )
         starts = r_ptr[:-1]
         r_ptr = np.zeros(len(merged) + 1, dtype=np.int64)

@@ -84,7 +84,7 @@ def test_equal_column_sets_are_merged_as_defined(seed, density, min_rows):
     k = int(rng.integers(0, 16))
     rows = [np.sort(rng.choice(n_rows, rng.integers(1, 10), replace=False)) for _ in range(k)]
     cols = [pool[int(rng.integers(len(pool)))] for _ in range(k)]
-    got = merge_equal_columns(X, Blocks.from_lists(rows, cols), density, min_rows)
+    got = merge_equal_columns(X, X.T.tocsr(), Blocks.from_lists(rows, cols), density, min_rows)
     as_lists = [
         (
             got.row_idx[got.row_ptr[i] : got.row_ptr[i + 1]].tolist(),
