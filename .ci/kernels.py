@@ -1,10 +1,10 @@
 """The suite's compiled kernels, compiled before it starts: numba compiles a kernel the first time it
 is called with new argument types and caches it on disk; tests that each met a kernel first would
 compile it while the other test process waits or compiles it too. Compiled here from a recorded
-list instead, split between two processes (one per core), every signature once.
+list instead, in one process per core, every signature once.
 
-``python .ci/kernels.py compile K N`` compiles part ``K`` of ``N`` of :data:`LIST` (into
-``NUMBA_CACHE_DIR``). ``python .ci/kernels.py record CACHE_DIR`` rewrites the list from a numba
+``python .ci/kernels.py compile N`` compiles every kernel of :data:`LIST` (into ``NUMBA_CACHE_DIR``),
+``N`` processes at a time. ``python .ci/kernels.py record CACHE_DIR`` rewrites the list from a numba
 cache that a whole run of the suite filled (every kernel and signature it compiled)::
 
     export NUMBA_CACHE_DIR=$(mktemp -d) && python -m pytest -q -n 2 --dist loadfile tests
@@ -17,9 +17,12 @@ kernel or a signature that no longer exists is skipped.
 from __future__ import annotations
 
 import importlib
+import inspect
+import multiprocessing
 import pickle
 import re
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,35 +87,54 @@ def record(cache: Path) -> None:
     print(f"{len(lines)} signatures → {LIST.relative_to(ROOT)}")
 
 
-def compile_part(part: int, parts: int) -> None:
-    """Compile every ``parts``-th kernel of the list (whole kernels: a kernel's signatures in one process)."""
+def _kernels() -> dict[str, list[str]]:
     by_kernel: dict[str, list[str]] = {}
     for line in LIST.read_text().splitlines():
         kernel, signature = line.split("\t")
         by_kernel.setdefault(kernel, []).append(signature)
-    # the longest first, each to the part with the fewest signatures so far: parts of equal work
-    loads = [0] * parts
-    mine = []
-    for kernel, signatures in sorted(by_kernel.items(), key=lambda kv: -len(kv[1])):
-        k = loads.index(min(loads))
-        loads[k] += len(signatures)
-        if k == part:
-            mine.append((kernel, signatures))
+    return by_kernel
+
+
+def _dispatcher(kernel: str):
+    module, name = kernel.split(":")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+
+
+def _compile(kernel: str, signatures: list[str]) -> int:
+    """Compile one kernel's signatures; the number skipped (a kernel or signature no longer there)."""
+    dispatcher = _dispatcher(kernel)
+    if dispatcher is None:
+        return len(signatures)
     skipped = 0
-    for kernel, signatures in mine:
-        module, name = kernel.split(":")
+    for signature in signatures:
         try:
-            dispatcher = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):
-            skipped += len(signatures)
-            continue
-        for signature in signatures:
-            try:
-                dispatcher.compile(decode(signature))
-            except Exception:  # a signature the kernel no longer takes
-                skipped += 1
+            dispatcher.compile(decode(signature))
+        except Exception:  # a signature the kernel no longer takes
+            skipped += 1
+    return skipped
+
+
+def _cost(kernel: str, signatures: list[str]) -> int:
+    """A guess at a kernel's compile time: its source lines times its signatures."""
+    dispatcher = _dispatcher(kernel)
+    lines = len(inspect.getsource(dispatcher.py_func).splitlines()) if dispatcher is not None else 0
+    return lines * len(signatures)
+
+
+def compile_all(processes: int) -> None:
+    """Compile every kernel of the list, ``processes`` at a time. The modules are imported once,
+    before the worker processes are forked; each worker takes the next kernel when it is done with
+    one, the costliest first (by :func:`_cost`): no core waits while the other compiles."""
+    by_kernel = _kernels()
+    work = sorted(by_kernel.items(), key=lambda kv: -_cost(*kv))
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(processes, mp_context=context) as pool:
+        skipped = sum(pool.map(_compile, [k for k, _ in work], [s for _, s in work]))
     if skipped:
-        print(f"kernels part {part}: {skipped} recorded signature(s) skipped (the list is stale)", file=sys.stderr)
+        print(f"kernels: {skipped} recorded signature(s) skipped (the list is stale)", file=sys.stderr)
 
 
 if __name__ == "__main__":
@@ -120,4 +142,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "record":
         record(Path(sys.argv[2]))
     else:
-        compile_part(int(sys.argv[2]), int(sys.argv[3]))
+        compile_all(int(sys.argv[2]))

@@ -41,7 +41,9 @@ class ConceptBudgetExceeded(RuntimeError):
     """Raised when an enumeration reaches its ``max_concepts`` budget."""
 
 
-@numba.njit(inline="always")
+# compiled once and called, not inlined: inlined at its two call sites it made _regions_kernel's
+# compilation the longest of the package (4 s for each of its signatures)
+@numba.njit(nogil=True, cache=True)
 def _inclose_bitsets(cols, n_rows, min_rows, min_cols, max_concepts, density=1.0):
     """All concepts of the matrix whose column ``j`` is the bitset ``cols[j]``.
 
@@ -183,8 +185,12 @@ def _most_selective(ext, eptr, eidx, iptr, iidx, keep):
     for c in range(m):
         rows[c] = eptr[c + 1] - eptr[c]
         cols[c] = iptr[c + 1] - iptr[c]
-    order = np.argsort(cols, kind="mergesort")
-    order = order[np.argsort(rows[order], kind="mergesort")]  # by rows, then columns, then found
+    # by rows, then columns, then the order found: a stable sort of one key (numpy's mergesort
+    # took 4 s to compile here)
+    keys = np.empty(m, dtype=np.uint64)
+    for c in range(m):
+        keys[c] = (np.uint64(rows[c]) << np.uint64(32)) | np.uint64(cols[c])
+    order = argsort_u64(keys)
     n, used = 0, 0
     while n < m and (n == 0 or used + rows[order[n]] + cols[order[n]] <= keep):
         used += rows[order[n]] + cols[order[n]]
@@ -197,15 +203,18 @@ def _most_selective(ext, eptr, eidx, iptr, iidx, keep):
     o_iptr = np.zeros(n + 1, dtype=np.int64)
     for k in range(n):
         c = chosen[k]
-        o_ext[k] = ext[c]
+        for w in range(ext.shape[1]):
+            o_ext[k, w] = ext[c, w]
         o_eptr[k + 1] = o_eptr[k] + rows[c]
         o_iptr[k + 1] = o_iptr[k] + cols[c]
     o_eidx = np.empty(o_eptr[n], dtype=np.int64)
     o_iidx = np.empty(o_iptr[n], dtype=np.int64)
     for k in range(n):
         c = chosen[k]
-        o_eidx[o_eptr[k] : o_eptr[k + 1]] = eidx[eptr[c] : eptr[c + 1]]
-        o_iidx[o_iptr[k] : o_iptr[k + 1]] = iidx[iptr[c] : iptr[c + 1]]
+        for p in range(rows[c]):
+            o_eidx[o_eptr[k] + p] = eidx[eptr[c] + p]
+        for p in range(cols[c]):
+            o_iidx[o_iptr[k] + p] = iidx[iptr[c] + p]
     return o_ext, o_eptr, o_eidx, o_iptr, o_iidx
 
 
@@ -299,7 +308,6 @@ def _by_degree(bits, cols, n_rows):
     return out_bits, out_cols
 
 
-@numba.njit(nogil=True, cache=True)
 def _regions_concepts(
     csr_ptr,
     csr_idx,
@@ -327,6 +335,51 @@ def _regions_concepts(
     the columns each region's search extends intents in, :data:`BY_INDEX` or :data:`BY_DEGREE`
     (:func:`_by_degree`), or with ``keep`` :data:`BY_DEGREE_WHERE_BOUND`: by index where the region's
     share keeps every concept, by degree where it cannot (the intents come out sorted either way)."""
+    # one compiled signature whether or not shares are given (an empty array stands for none)
+    shares = _NO_SHARES if keep is None else np.asarray(keep, dtype=np.int64)
+    return _regions_kernel(
+        csr_ptr,
+        csr_idx,
+        int(n_cols_total),
+        np.asarray(row_ptr, dtype=np.int64),
+        row_idx,
+        np.asarray(col_ptr, dtype=np.int64),
+        col_idx,
+        int(lo),
+        int(hi),
+        int(min_rows),
+        int(min_cols),
+        int(budget),
+        float(density),
+        shares,
+        keep is not None,
+        int(order),
+    )
+
+
+_NO_SHARES = np.zeros(0, dtype=np.int64)
+
+
+@numba.njit(nogil=True, cache=True)
+def _regions_kernel(
+    csr_ptr,
+    csr_idx,
+    n_cols_total,
+    row_ptr,
+    row_idx,
+    col_ptr,
+    col_idx,
+    lo,
+    hi,
+    min_rows,
+    min_cols,
+    budget,
+    density,
+    keep,
+    bounded,
+    order,
+):
+    """:func:`_regions_concepts` compiled; ``bounded``: whether ``keep`` holds the regions' shares."""
     local = np.full(n_cols_total, -1, dtype=np.int64)
     o_rptr = np.zeros(1024, dtype=np.int64)
     o_ridx = np.empty(4096, dtype=np.int64)
@@ -352,7 +405,7 @@ def _regions_concepts(
         reordered = order == BY_DEGREE
         if reordered:
             bits, cols = _by_degree(bits, cols, rows.shape[0])
-        if keep is None:
+        if not bounded:
             ext, iptr, iidx, ok = _inclose_bitsets(bits, rows.shape[0], min_rows, min_cols, budget - n, density)
             complete = complete and ok
             eptr, eidx = bits_to_indices(ext)
