@@ -1,4 +1,5 @@
 import os
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,18 @@ try:
     settings.load_profile("ci")
 except ImportError:  # pragma: no cover
     pass
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The files with the most ``slow`` tests first, each file's tests in their order: with
+    ``--dist loadfile`` pytest-xdist hands the files to the two processes in this order
+    (``--no-loadscope-reorder``, pyproject.toml), and a long file met last would keep one process
+    busy after the other has finished."""
+    slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    first_seen: dict = {}
+    for i, item in enumerate(items):
+        first_seen.setdefault(item.path, i)
+    items.sort(key=lambda item: (-slow[item.path], first_seen[item.path]))
 
 
 def data_home() -> Path:
