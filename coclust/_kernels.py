@@ -252,6 +252,30 @@ def argsort_u64(keys):
     return order
 
 
+@numba.njit(nogil=True, cache=True)
+def argsort_float(keys):
+    """``np.argsort(keys, kind="stable")`` of a float array: ascending, NaN last, equal keys (``-0.0``
+    and ``0.0`` among them) in their order.  The floats are mapped to unsigned integers in the same
+    order and sorted by :func:`argsort_u64`: numpy's mergesort took 1.7 s to compile in each process."""
+    n = keys.shape[0]
+    values = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        values[i] = keys[i]
+    bits = values.view(np.uint64)
+    sign = np.uint64(1) << np.uint64(63)
+    mapped = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        if values[i] != values[i]:
+            mapped[i] = ~np.uint64(0)
+        elif values[i] == 0.0:
+            mapped[i] = sign
+        elif bits[i] & sign:
+            mapped[i] = ~bits[i]  # negative: a larger magnitude comes first
+        else:
+            mapped[i] = bits[i] | sign
+    return argsort_u64(mapped)
+
+
 @numba.njit(inline="always")
 def _before(x, y):
     """``x`` comes before ``y`` in numpy's sort order: by value, NaN after every number."""

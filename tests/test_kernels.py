@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from coclust._kernels import kth_smallest, sorted_nonnegative, unique_nonnegative
+from coclust._kernels import argsort_float, kth_smallest, sorted_nonnegative, unique_nonnegative
 from recsys.model._batch_kernels import smallest
 
 # few distinct values, so that ties are the rule
@@ -108,3 +108,25 @@ def test_ranked_bitsets_hold_each_row_and_find_each_entry(pair):
             j = int(m.idx[pos])
             below = bits[u, j >> 6] & np.uint64((1 << (j & 63)) - 1)
             assert m.ptr[u] + before[u, j >> 6] + bin(int(below)).count("1") == pos
+
+
+# every kind of float numpy orders: signed zeros (equal), infinities, NaN (last), subnormals, ties;
+# short arrays take the insertion sort, long ones the radix passes
+float_keys = hnp.arrays(
+    st.sampled_from([np.float64, np.float32]),
+    st.integers(0, 200),
+    elements=st.one_of(
+        st.sampled_from([-0.0, 0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324]),
+        st.floats(width=32, allow_nan=True),
+    ),
+)
+
+
+@given(float_keys)
+def test_argsort_float_is_numpys_stable_argsort(keys):
+    np.testing.assert_array_equal(argsort_float(keys), np.argsort(keys, kind="stable"))
+
+
+@given(small_ints)
+def test_argsort_float_orders_integer_keys_too(keys):
+    np.testing.assert_array_equal(argsort_float(keys), np.argsort(keys, kind="stable"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from coclust._kernels import kth_smallest, popcount, sorted_nonnegative, tally, unique_nonnegative
+from coclust._kernels import argsort_float, kth_smallest, popcount, sorted_nonnegative, tally, unique_nonnegative
 
 from ._person_kernels import add_row_votes, first_k_votes
 
@@ -123,7 +123,7 @@ def smallest(keys, m):
     of all of them, found by a threshold (the ``m``-th smallest key) and a sort of the ``m`` chosen alone."""
     n = len(keys)
     if m >= n:
-        return np.argsort(keys, kind="mergesort")
+        return argsort_float(keys)
     cut = kth_smallest(keys, m - 1)
     below = 0
     for i in range(n):
@@ -138,7 +138,7 @@ def smallest(keys, m):
                 ties -= 1
             chosen[r] = i
             r += 1
-    return chosen[np.argsort(keys[chosen], kind="mergesort")]  # chosen are in position order: ties stay so
+    return chosen[argsort_float(keys[chosen])]  # chosen are in position order: ties stay so
 
 
 @numba.njit(nogil=True, cache=True)
@@ -620,7 +620,7 @@ def top_n(score, c_len, c_idx, n, out_idx, out_len, lo, hi):
         s = np.empty(m)
         for r in range(m):
             s[r] = -score[t, r]
-        order = np.argsort(s, kind="mergesort")  # candidates are in item order: ties by item
+        order = argsort_float(s)  # stable: candidates are in item order: ties by item
         got = 0
         for r in range(m):
             if got >= n:

@@ -12,7 +12,7 @@ import numba
 import numpy as np
 from numba.np.linalg import _LAPACK  # numba's own handle on scipy's LAPACK (numba >= 0.59)
 
-from coclust._kernels import copy_into
+from coclust._kernels import argsort_float, copy_into
 
 from ._lookup import position_in_row
 
@@ -185,6 +185,6 @@ def keep_top(ptr, colike, cap, keep, lo, hi):
             for p in range(start, end):
                 keep[p] = True
             continue
-        order = np.argsort(-colike[start:end], kind="mergesort")  # stable: equal co-likes by index
+        order = argsort_float(-colike[start:end])  # stable: equal co-likes by index
         for t in range(cap):
             keep[start + order[t]] = True

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from coclust._kernels import copy_into, kth_smallest
+from coclust._kernels import argsort_float, copy_into, kth_smallest
 
 
 @numba.njit(nogil=True, cache=True)
@@ -72,10 +72,10 @@ def _top_k(c, v, k):
         above = v > thr
         n_above = above.sum()
         at = np.flatnonzero(v == thr)
-        at = at[np.argsort(c[at], kind="mergesort")][: k - n_above]
+        at = at[argsort_float(c[at])][: k - n_above]
         pick = np.concatenate((np.flatnonzero(above), at))
         c, v = c[pick], v[pick]
-    order = np.argsort(c, kind="mergesort")  # by column, then (stable) by decreasing value
+    order = argsort_float(c)  # stable: by column, then (stable) by decreasing value
     c, v = c[order], v[order]
-    order = np.argsort(-v, kind="mergesort")
+    order = argsort_float(-v)
     return c[order], v[order]
