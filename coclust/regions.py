@@ -155,37 +155,50 @@ def _regions(rel, seeds, which, min_rows, min_cols, out_row_ptr, out_rows, out_c
             sizes[i, 1] = nc
 
 
-@numba.njit(cache=True)
-def _first_covering(rel, seeds, order, n_rows, n_cols, max_rows, max_cols):
-    """The seeds of ``order`` (in that order) whose region brings a row or column not yet covered."""
-    csr_ptr, csr_idx, csc_ptr, csc_idx, row_bits, row_slot, col_bits, col_slot = rel
-    obj_ptr, obj_idx, feat_ptr, feat_idx = seeds
+_MIN_CHUNK_BYTES = 1 << 20  # of the regions written at once by _first_covering
+
+
+def _first_covering(run, order, nr, nc, n_rows, n_cols, chunk_bytes: int) -> np.ndarray:
+    """The seeds of ``order`` (in that order) whose region brings a row or column not yet covered.
+
+    The regions of a chunk of seeds (about ``chunk_bytes`` of them, from their sizes ``nr``, ``nc``)
+    are written on the thread pool by ``run`` (:func:`find_regions`'s), then scanned in order: the
+    intersections, most of the work, no longer run on one thread."""
     row_seen = np.zeros(n_rows, dtype=np.bool_)
     col_seen = np.zeros(n_cols, dtype=np.bool_)
-    rows = np.empty(max_rows, dtype=np.int64)
-    cols = np.empty(max_cols, dtype=np.int64)
-    scratch_r = np.empty(max(1, col_bits.shape[1]), dtype=np.uint64)
-    scratch_c = np.empty(max(1, row_bits.shape[1]), dtype=np.uint64)
-    keep = np.zeros(order.shape[0], dtype=np.bool_)
-    for i in range(order.shape[0]):
-        s = order[i]
-        nr = _intersect(
-            csc_ptr, csc_idx, col_bits, col_slot, feat_idx, feat_ptr[s], feat_ptr[s + 1], scratch_r, rows, 0, True
-        )
-        nc = _intersect(
-            csr_ptr, csr_idx, row_bits, row_slot, obj_idx, obj_ptr[s], obj_ptr[s + 1], scratch_c, cols, 0, True
-        )
-        new = False
-        for t in range(nr):
-            if not row_seen[rows[t]]:
-                new = True
-                row_seen[rows[t]] = True
-        for t in range(nc):
-            if not col_seen[cols[t]]:
-                new = True
-                col_seen[cols[t]] = True
-        keep[i] = new
+    keep = np.zeros(len(order), dtype=np.bool_)
+    ends = np.cumsum(8 * (nr[order] + nc[order]))
+    lo = 0
+    while lo < len(order):
+        done = ends[lo - 1] if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, done + chunk_bytes, side="right")))
+        which = order[lo:hi]
+        row_ptr = np.zeros(len(which) + 1, dtype=np.int64)
+        np.cumsum(nr[which], out=row_ptr[1:])
+        col_ptr = np.zeros(len(which) + 1, dtype=np.int64)
+        np.cumsum(nc[which], out=col_ptr[1:])
+        rows = np.empty(row_ptr[-1], dtype=np.int64)
+        cols = np.empty(col_ptr[-1], dtype=np.int64)
+        run(which, row_ptr, col_ptr, rows, cols, True)
+        _bring_new(row_ptr, rows, col_ptr, cols, row_seen, col_seen, keep[lo:hi])
+        lo = hi
     return order[keep]
+
+
+@numba.njit(nogil=True, cache=True)
+def _bring_new(row_ptr, rows, col_ptr, cols, row_seen, col_seen, keep):
+    """``keep[i]``: region ``i`` holds a row or a column not seen before it (all of its are then seen)."""
+    for i in range(row_ptr.shape[0] - 1):
+        new = False
+        for p in range(row_ptr[i], row_ptr[i + 1]):
+            if not row_seen[rows[p]]:
+                new = True
+                row_seen[rows[p]] = True
+        for p in range(col_ptr[i], col_ptr[i + 1]):
+            if not col_seen[cols[p]]:
+                new = True
+                col_seen[cols[p]] = True
+        keep[i] = new
 
 
 def heavy_entities(degrees: list[np.ndarray], others: list[int], memory: int) -> list[np.ndarray]:
@@ -241,7 +254,8 @@ def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covere
     if skip_covered and len(kept):
         size = nr[kept] * nc[kept]
         order = kept[np.lexsort((kept, -size))]
-        covering = _first_covering(rel, seed_lists, order, n_rows, n_cols, int(nr.max()), int(nc.max()))
+        chunk = min(max(memory // 8, _MIN_CHUNK_BYTES), 64 << 20)
+        covering = _first_covering(run, order, nr, nc, n_rows, n_cols, chunk)
         kept = np.sort(covering)
     row_ptr = np.zeros(len(kept) + 1, dtype=np.int64)
     np.cumsum(nr[kept], out=row_ptr[1:])

@@ -87,6 +87,23 @@ def test_skip_covered_bounds_the_regions():
     assert few.n_regions_ < full.n_regions_
 
 
+def test_skip_covered_keeps_the_same_regions_whatever_the_chunk(monkeypatch):
+    """The regions that bring a new row or column are found a chunk of seeds at a time (written on
+    the thread pool, scanned in order): one seed a chunk keeps the same ones as one chunk for all."""
+    import coclust.fitting as fitting
+    import coclust.regions as regions
+
+    X, _, _ = planted(5, n=60, m=40, blocks=3, noise=0.3)
+    params = dict(n_bands=40, band_size=2, min_rows=2, min_cols=2, min_density=0.8, skip_covered=True, random_state=0)
+    whole = HBLCoClust(**params).fit(X)
+    monkeypatch.setattr(regions, "_MIN_CHUNK_BYTES", 8)  # with no memory: a chunk of 8 bytes, one seed
+    real = fitting.find_regions
+    monkeypatch.setattr(fitting, "find_regions", lambda *a: real(*a[:-1], 0))
+    seed_by_seed = HBLCoClust(**params).fit(X)
+    assert whole.n_regions_ == seed_by_seed.n_regions_ > 1
+    assert [_key(cc) for cc in whole.coclusters_] == [_key(cc) for cc in seed_by_seed.coclusters_]
+
+
 def test_column_order_by_degree():
     """Exact co-clusters do not depend on the order In-Close takes the columns in; relaxed ones may,
     and stay within their density."""
