@@ -28,7 +28,7 @@ from ._arrays import first_occurrences, group_ids
 from ._kernels import append_block, argsort_u64, lower_bound, lowest_bit_index, sort_nonnegative, tally
 from ._kernels import popcount as _popcount
 from ._parallel import chunk_bounds, map_chunks, n_threads
-from .blocks import Blocks, _gather
+from .blocks import Blocks, _gather, select_of_two
 from .concepts import entity_bitsets
 from .params import DENSITY_TOLERANCE as _EPS
 
@@ -431,12 +431,11 @@ def merge_equal_columns(X, Xt, cc: Blocks, min_density: float, min_rows: int) ->
     # a block per co-cluster, then one per merged group: the union of its members' rows
     source = first.copy()
     source[merged] = n + np.arange(len(merged))
-    if len(merged):
-        cc = Blocks.concat([cc, _united(X, Xt, cc, merged, group, first, min_density)])
-    lengths = np.diff(cc.row_ptr)[source]
+    united = _united(X, Xt, cc, merged, group, first, min_density) if len(merged) else Blocks.empty()
+    lengths = np.concatenate([np.diff(cc.row_ptr), np.diff(united.row_ptr)])[source]
     order = np.argsort(first, kind="stable")  # the groups in the order their first member came
     keep = order[lengths[order] >= min_rows]
-    return cc.select(source[keep])
+    return select_of_two(cc, united, source[keep])
 
 
 def _united(X, Xt, cc: Blocks, merged: np.ndarray, group: np.ndarray, first: np.ndarray, min_density: float) -> Blocks:

@@ -93,3 +93,21 @@ def test_equal_column_sets_are_merged_as_defined(seed, density, min_rows):
         for i in range(len(got))
     ]
     assert as_lists == _merge_reference(X, rows, cols, density, min_rows)
+
+
+blocks_lists = st.lists(
+    st.tuples(st.lists(st.integers(0, 50), max_size=6), st.lists(st.integers(0, 50), max_size=6)), max_size=8
+)
+
+
+@given(blocks_lists, blocks_lists, st.data())
+def test_select_of_two_is_concat_then_select(a_lists, b_lists, data):
+    """Step 6 picks its blocks from the co-clusters and the united groups without copying both into one."""
+    from coclust.blocks import Blocks, select_of_two
+
+    a, b = (Blocks.from_lists([r for r, _ in x], [c for _, c in x]) for x in (a_lists, b_lists))
+    n = len(a) + len(b)
+    which = np.array(data.draw(st.lists(st.integers(0, n - 1), max_size=12) if n else st.just([])), dtype=np.int64)
+    got, expected = select_of_two(a, b, which), Blocks.concat([a, b]).select(which)
+    for field in ("row_ptr", "row_idx", "col_ptr", "col_idx"):
+        np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
