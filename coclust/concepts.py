@@ -308,24 +308,10 @@ def _by_degree(bits, cols, n_rows):
     return out_bits, out_cols
 
 
-def _regions_concepts(
-    csr_ptr,
-    csr_idx,
-    n_cols_total,
-    row_ptr,
-    row_idx,
-    col_ptr,
-    col_idx,
-    lo,
-    hi,
-    min_rows,
-    min_cols,
-    budget,
-    density,
-    keep=None,
-    order=BY_INDEX,
-):
-    """In-Close2 on each region ``lo..hi-1``; concepts in global row/column indices.
+def _regions_concepts(*args, keep=None, order=BY_INDEX):
+    """In-Close2 on each region ``lo..hi-1``; concepts in global row/column indices.  ``args``:
+    ``(csr_ptr, csr_idx, n_cols_total, row_ptr, row_idx, col_ptr, col_idx, lo, hi, min_rows, min_cols,
+    budget, density)``, the relation, the regions and the search's bounds.
 
     ``budget`` bounds the concepts enumerated over the regions (the search stops, incomplete, past
     it).  With ``keep`` (memberships per region, the work budget's share: :mod:`coclust.budget`),
@@ -337,24 +323,7 @@ def _regions_concepts(
     share keeps every concept, by degree where it cannot (the intents come out sorted either way)."""
     # one compiled signature whether or not shares are given (an empty array stands for none)
     shares = _NO_SHARES if keep is None else np.asarray(keep, dtype=np.int64)
-    return _regions_kernel(
-        csr_ptr,
-        csr_idx,
-        int(n_cols_total),
-        np.asarray(row_ptr, dtype=np.int64),
-        row_idx,
-        np.asarray(col_ptr, dtype=np.int64),
-        col_idx,
-        int(lo),
-        int(hi),
-        int(min_rows),
-        int(min_cols),
-        int(budget),
-        float(density),
-        shares,
-        keep is not None,
-        int(order),
-    )
+    return _regions_kernel(*args, shares, keep is not None, order)
 
 
 _NO_SHARES = np.zeros(0, dtype=np.int64)

@@ -334,8 +334,8 @@ def _enumerate(
             int(min_cols),
             max(budget, 0),
             float(density),
-            None if keep is None else keep[lo:hi],
-            order,
+            keep=None if keep is None else keep[lo:hi],
+            order=order,
         )
         with lock:
             left[0] -= len(part[0]) - 1

@@ -172,15 +172,7 @@ def _first_covering(run, order, nr, nc, n_rows, n_cols, chunk_bytes: int) -> np.
     while lo < len(order):
         done = ends[lo - 1] if lo else 0
         hi = max(lo + 1, int(np.searchsorted(ends, done + chunk_bytes, side="right")))
-        which = order[lo:hi]
-        row_ptr = np.zeros(len(which) + 1, dtype=np.int64)
-        np.cumsum(nr[which], out=row_ptr[1:])
-        col_ptr = np.zeros(len(which) + 1, dtype=np.int64)
-        np.cumsum(nc[which], out=col_ptr[1:])
-        rows = np.empty(row_ptr[-1], dtype=np.int64)
-        cols = np.empty(col_ptr[-1], dtype=np.int64)
-        run(which, row_ptr, col_ptr, rows, cols, True)
-        _bring_new(row_ptr, rows, col_ptr, cols, row_seen, col_seen, keep[lo:hi])
+        _bring_new(*_written(run, order[lo:hi], nr, nc), row_seen, col_seen, keep[lo:hi])
         lo = hi
     return order[keep]
 
@@ -257,12 +249,18 @@ def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covere
         chunk = min(max(memory // 8, _MIN_CHUNK_BYTES), 64 << 20)
         covering = _first_covering(run, order, nr, nc, n_rows, n_cols, chunk)
         kept = np.sort(covering)
-    row_ptr = np.zeros(len(kept) + 1, dtype=np.int64)
-    np.cumsum(nr[kept], out=row_ptr[1:])
-    col_ptr = np.zeros(len(kept) + 1, dtype=np.int64)
-    np.cumsum(nc[kept], out=col_ptr[1:])
+    # identical regions from different seeds are enumerated once
+    return Blocks(*_written(run, kept, nr, nc)).unique()
+
+
+def _written(run, which, nr, nc) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The regions of the seeds ``which`` (of sizes ``nr``, ``nc``) written by ``run`` (:func:`find_regions`'s):
+    ``(row_ptr, rows, col_ptr, cols)``."""
+    row_ptr = np.zeros(len(which) + 1, dtype=np.int64)
+    np.cumsum(nr[which], out=row_ptr[1:])
+    col_ptr = np.zeros(len(which) + 1, dtype=np.int64)
+    np.cumsum(nc[which], out=col_ptr[1:])
     rows = np.empty(row_ptr[-1], dtype=np.int64)
     cols = np.empty(col_ptr[-1], dtype=np.int64)
-    run(kept, row_ptr, col_ptr, rows, cols, True)
-    # identical regions from different seeds are enumerated once
-    return Blocks(row_ptr, rows, col_ptr, cols).unique()
+    run(which, row_ptr, col_ptr, rows, cols, True)
+    return row_ptr, rows, col_ptr, cols

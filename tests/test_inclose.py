@@ -155,7 +155,7 @@ def _step4_on_whole(X, density, min_rows, min_cols, order, keep=None):
     row_ptr, row_idx, int_ptr, int_idx, complete = _regions_concepts(
         D.indptr, D.indices, n, np.array([0, m]), np.arange(m, dtype=np.int64), np.array([0, n]),
         np.arange(n, dtype=np.int64), 0, 1, min_rows, min_cols, 10**9, float(density),
-        None if keep is None else np.array([keep], dtype=np.int64), order,
+        keep=None if keep is None else np.array([keep], dtype=np.int64), order=order,
     )  # fmt: skip
     assert complete
     return [
