@@ -53,6 +53,8 @@ def test_a_new_person_rates_five_movies_and_gets_ten(server, browser):
         # the row by its item, not its place: a rating re-renders the results while the next search runs
         page.locator(f"#results li[data-item='{rated[-1]}'] button[data-rating='5']").click()
         expect(page.locator("#rated li")).to_have_count(len(rated))
+    # the list answers all five ratings, not the four before (whose answer may still be shown)
+    expect(page.locator("#recommendations")).to_have_attribute("aria-busy", "false")
     expect(page.locator("#recommendations > li")).to_have_count(10)
     expect(page.locator("#rated-count")).to_have_text("5")
     listed = page.eval_on_selector_all("#recommendations > li", "els => els.map(e => e.dataset.item)")
@@ -146,6 +148,7 @@ def test_a_new_person_picks_items_of_a_model_of_plays(implicit_server, browser):
         row = page.locator("#results li[data-item]").nth(k)
         row.locator("button", has_text="I chose it").click()
         expect(page.locator("#rated li")).to_have_count(k + 1)
+    expect(page.locator("#recommendations")).to_have_attribute("aria-busy", "false")
     expect(page.locator("#recommendations > li")).to_have_count(10)
     reasons = page.locator("#recommendations").inner_text()
     assert "you chose" in reasons and "your items" in reasons and "like-probability" not in reasons

@@ -77,7 +77,10 @@ async function refresh() {
   showRated();
   search();
   const mine = ++asking;
-  if (!rated.size) { $("recommendations").replaceChildren(); showGroups({}); return; }
+  // busy until the answer to these ratings is shown: an answer to earlier ratings is dropped
+  const list = $("recommendations");
+  list.setAttribute("aria-busy", "true");
+  if (!rated.size) { list.replaceChildren(); showGroups({}); list.setAttribute("aria-busy", "false"); return; }
   const ratings = [...rated].map(([item, r]) => (IMPLICIT ? {item} : {item, rating: r.rating}));
   try {
     const body = await getJSON("/recommendations", {method: "POST", headers: {"content-type": "application/json"},
@@ -88,7 +91,8 @@ async function refresh() {
     if (!body.recommendations.length) $("recommendations").append(el("li", IMPLICIT ? "nothing to recommend yet: pick more items" : "nothing to recommend yet: rate a movie you liked", "empty"));
     showGroups(body.digest.groups);
     $("ignored").textContent = body.ignored.length ? "not in the model, ignored: " + body.ignored.join(", ") : "";
-  } catch (e) { if (mine === asking) status(e.message); }
+    list.setAttribute("aria-busy", "false");
+  } catch (e) { if (mine === asking) { status(e.message); list.setAttribute("aria-busy", "false"); } }
 }
 const signed = (w) => (w >= 0 ? "+" : "") + w.toFixed(3);
 function term(t) {  // one reason: its weight, its words, the group (co-cluster) that liked both movies
