@@ -118,10 +118,10 @@ def _compile(kernel: str, signatures: list[str]) -> int:
 
 
 def _cost(kernel: str, signatures: list[str]) -> int:
-    """A guess at a kernel's compile time: its source lines times its signatures."""
-    dispatcher = _dispatcher(kernel)
-    lines = len(inspect.getsource(dispatcher.py_func).splitlines()) if dispatcher is not None else 0
-    return lines * len(signatures)
+    """A guess at a kernel's compile time: its source lines times its signatures (0 for a name that
+    is no longer a compiled kernel: the list is stale, and compiling it is skipped)."""
+    source = getattr(_dispatcher(kernel), "py_func", None)
+    return len(inspect.getsource(source).splitlines()) * len(signatures) if source is not None else 0
 
 
 def compile_all(processes: int) -> None:
