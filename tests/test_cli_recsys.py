@@ -12,7 +12,7 @@ import re
 import shutil
 
 import pytest
-from kit import list_total, recsys, recsys_here
+from kit import list_total, recsys_here
 
 pytestmark = pytest.mark.data
 FAST = ["--n-bands", "100", "--band-size", "3", "--min-rows", "3", "--min-cols", "3"]
@@ -21,7 +21,7 @@ FAST = ["--n-bands", "100", "--band-size", "3", "--min-rows", "3", "--min-cols",
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory, shared_data):
     out = tmp_path_factory.mktemp("models") / "u1"
-    res = recsys("train", "--dataset", "ml-100k", "--split", "u1", "--out", str(out), *FAST, home=shared_data)
+    res = recsys_here("train", "--dataset", "ml-100k", "--split", "u1", "--out", str(out), *FAST, home=shared_data)
     assert res.returncode == 0, res.stderr
     assert "co-clusters" in res.stdout
     return out

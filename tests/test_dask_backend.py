@@ -23,6 +23,17 @@ from experiments.scaling import FIXED, synthetic  # noqa: E402
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _forkserver():
+    """Worker processes, and the ones nannies restart after a kill, forked from a server that has
+    imported distributed, numpy and pandas once (distributed's own test suite does so: "makes the
+    test suite much faster"); the product leaves Dask's default, spawn, alone."""
+    import dask
+
+    with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+        yield
+
+
 def _cluster():
     return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
 

