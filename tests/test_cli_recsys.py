@@ -98,8 +98,10 @@ def test_recommend_and_explain(model_dir):
 def test_export_json_and_csv(model_dir, tmp_path):
     res = recsys_here("export", str(model_dir), "--format", "json", "--out", str(tmp_path / "p.json"))
     assert res.returncode == 0, res.stderr
-    data = json.loads((tmp_path / "p.json").read_text())
+    text = (tmp_path / "p.json").read_text()
+    data = json.loads(text)
     assert len(data["profiles"]) == 943
+    assert text == json.dumps(data)  # json.dump's text, though written a profile at a time
     res = recsys_here("export", str(model_dir), "--format", "csv", "--out", str(tmp_path / "p.csv"))
     assert res.returncode == 0
     rows = list(csv.reader((tmp_path / "p.csv").open()))
