@@ -10,7 +10,7 @@ from kit import FAST, list_total, taste_data
 
 from recsys.evaluation.metrics import roc_auc
 from recsys.model import ProfileRecommender
-from recsys.model.attributes import ATTRIBUTE_SHRINKAGE, AttributeEvidence
+from recsys.model.attributes import ATTRIBUTE_SHRINKAGE, JOINT_L2, AttributeEvidence
 from recsys.model.csr import Csr
 from recsys.model.listing import list_scores
 from recsys.model.settings import NEW_ITEM
@@ -70,17 +70,64 @@ def test_evidence_is_its_definition(tables):
             assert sum(p["item"] for p in parts) == pytest.approx(got_item[0], abs=1e-12)
 
 
-@pytest.fixture(scope="module")
-def cold():
+@settings(max_examples=150, deadline=None)
+@given(small_tables())
+def test_joint_fit_is_each_users_ridge_regression(tables):
+    """``attribute_fit="joint"``: each user's coefficients solve the ridge normal equations of their
+    residuals on their items' attributes; the term is the sum of the item's coefficients, and its
+    parts (one per attribute) add up to it."""
+    R, residuals, bias, IA, _ = tables
+    ev = AttributeEvidence.of(R, residuals, bias, IA, joint=True)
+    n_users, n_items = R.shape
+    carries = np.zeros((n_items, IA.shape[1]))
+    carries[IA.row_of, IA.idx] = 1.0
+    for u in range(n_users):
+        X = carries[R.row(u)]
+        seen = np.flatnonzero(X.sum(axis=0) > 0)
+        X = X[:, seen]
+        want = np.linalg.solve(X.T @ X + JOINT_L2 * np.eye(len(seen)), X.T @ residuals.row_values(u))
+        assert np.array_equal(ev.users.row(u), seen)
+        np.testing.assert_allclose(ev.users.row_values(u), want, atol=1e-7)
+        for i in range(n_items):
+            a = np.flatnonzero(carries[i])
+            got_user, _ = ev.terms(IA, np.array([u]), np.array([i]))
+            assert got_user[0] == pytest.approx(ev.users.lookup(np.full(len(a), u), a)[1].sum(), abs=1e-12)
+            assert sum(p["user"] for p in ev.parts(IA, u, i)) == pytest.approx(got_user[0], abs=1e-12)
+
+
+def test_joint_fit_of_a_lone_attribute_is_its_shrunk_mean():
+    """An attribute that shares no item with another gets ``Σ residual / (count + JOINT_L2)``."""
+    R = Csr.from_pairs([0, 0, 0], [0, 1, 2], (1, 3), np.array([5.0, 4.0, 1.0]))
+    residuals = R.with_values(R.values - 3.0)
+    IA = Csr.from_pairs([0, 1, 2], [0, 0, 1], (3, 2))
+    ev = AttributeEvidence.of(R, residuals, np.zeros(3), IA, joint=True)
+    assert ev.users.row_values(0) == pytest.approx([3.0 / (2 + JOINT_L2), -2.0 / (1 + JOINT_L2)])
+
+
+@pytest.fixture(scope="module", params=["means", "joint"])
+def cold(request):
     """taste_data with the ratings of the last ten movies taken out of training: new items whose
-    attributes (genre; one of six directors, each of one genre) carry the taste."""
+    attributes (genre; one of six directors, each of one genre) carry the taste; the user side of
+    the attribute evidence fitted either way (``attribute_fit``)."""
     train, test, attrs, items = taste_data(n_users=100)
     directors = attrs["kind"] == "director"
     attrs.loc[directors, "value"] = "d" + (attrs.loc[directors, "item"] % 6).astype(str)
     new = set(range(50, 60))
     train = train[~train["item"].isin(new)]
-    model = ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(train, attrs, items)
+    model = ProfileRecommender(like_params=FAST, dislike_params=FAST, attribute_fit=request.param)
+    model.fit(train, attrs, items)
     return model, train, test[test["item"].isin(new)], attrs, items
+
+
+def test_the_attribute_fit_is_kept_with_a_saved_model(cold, tmp_path):
+    from recsys.store import load, save
+
+    model, _, test, _, _ = cold
+    again = load(save(model, tmp_path / "m"))
+    assert again.profiles_.attribute_fit == model.attribute_fit == again.attribute_fit
+    assert again.profiles_.attribute_evidence.joint == (model.attribute_fit == "joint")
+    users, items = test["user"].to_numpy(), test["item"].to_numpy()
+    assert np.array_equal(again.predict_many(users, items).score, model.predict_many(users, items).score)
 
 
 def test_new_items_are_scored_from_their_attributes(cold):

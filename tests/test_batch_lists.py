@@ -23,8 +23,8 @@ from recsys.model.people import person_of, user_person
 from recsys.model.scoring import person_probability
 
 
-@pytest.fixture(scope="module")
-def model():
+@pytest.fixture(scope="module", params=["means", "joint"])
+def model(request):
     train, _, attrs, items = taste_data()
     # two items with attributes and no rating: new items, listed from their attributes
     extra = pd.DataFrame(
@@ -35,7 +35,7 @@ def model():
         }
     )
     titles = pd.concat([items, pd.DataFrame({"item": [60, 61], "title": ["New A", "New B"]})], ignore_index=True)
-    return ProfileRecommender(like_params=FAST, dislike_params=FAST, item_l2=50.0).fit(
+    return ProfileRecommender(like_params=FAST, dislike_params=FAST, item_l2=50.0, attribute_fit=request.param).fit(
         train, pd.concat([attrs, extra], ignore_index=True), titles
     )
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from coclust._kernels import argsort_float, kth_smallest, popcount, sorted_nonnegative, tally, unique_nonnegative
 
+from ._attribute_kernels import ridge_of_one
 from ._person_kernels import add_row_votes, first_k_votes
 
 _REG_USER = 15.0  # recsys.model.fold_in.REG_USER
@@ -579,31 +580,60 @@ def residual_sums(wt_ptr, wt_idx, wt_val, p_ptr, p_idx, resid, n_items, c_len, c
 
 @numba.njit(nogil=True, cache=True)
 def attribute_sums(
-    a_ptr, a_idx, weight, item_value, p_ptr, p_idx, resid, n_attr, shrinkage, c_len, c_idx, user_term, item_term, lo, hi
+    a_ptr,
+    a_idx,
+    weight,
+    item_value,
+    p_ptr,
+    p_idx,
+    resid,
+    n_attr,
+    shrinkage,
+    joint,
+    c_len,
+    c_idx,
+    user_term,
+    item_term,
+    lo,
+    hi,
 ):
     """Per person and candidate: ``(user_attributes, attribute_items)``: the candidate's attributes'
     weighted means of the person's shrunk mean residual over their rated items carrying each, and of
-    each attribute's item value (``a_*``: items × attributes)."""
+    each attribute's item value (``a_*``: items × attributes).  With ``joint``, the user side is the
+    sum of the candidate's attributes' coefficients in the person's ridge fit (``shrinkage`` its
+    penalty; :func:`recsys.model._attribute_kernels.ridge_of_one`)."""
     sums = np.zeros(n_attr)
     counts = np.zeros(n_attr)
+    slot = np.full(n_attr, -1, dtype=np.int64)
+    attrs = np.empty(n_attr, dtype=np.int64)
+    coef = np.empty(n_attr)
     for t in range(lo, hi):
-        for q in range(p_ptr[t], p_ptr[t + 1]):
-            i = p_idx[q]
-            for p in range(a_ptr[i], a_ptr[i + 1]):
-                sums[a_idx[p]] += resid[q]
-                counts[a_idx[p]] += 1.0
+        if joint:
+            nt = ridge_of_one(p_idx[p_ptr[t] : p_ptr[t + 1]], resid[p_ptr[t] : p_ptr[t + 1]], a_ptr, a_idx, shrinkage,
+                              slot, attrs, coef)  # fmt: skip
+            for x in range(nt):
+                sums[attrs[x]] = coef[x]
+                counts[attrs[x]] = 1.0
+        else:
+            for q in range(p_ptr[t], p_ptr[t + 1]):
+                i = p_idx[q]
+                for p in range(a_ptr[i], a_ptr[i + 1]):
+                    sums[a_idx[p]] += resid[q]
+                    counts[a_idx[p]] += 1.0
         for r in range(c_len[t]):
             i = c_idx[t, r]
             total, u_sum, i_sum = 0.0, 0.0, 0.0
             for p in range(a_ptr[i], a_ptr[i + 1]):
                 a = a_idx[p]
                 wa = weight[a]
-                uv = sums[a] / (counts[a] + shrinkage) if counts[a] > 0 else 0.0
                 total += wa
-                u_sum += wa * uv
+                if joint:
+                    u_sum += sums[a]
+                else:
+                    u_sum += wa * (sums[a] / (counts[a] + shrinkage) if counts[a] > 0 else 0.0)
                 i_sum += wa * item_value[a]
             safe = total if total > 0 else 1.0
-            user_term[t, r] = u_sum / safe
+            user_term[t, r] = u_sum if joint else u_sum / safe
             item_term[t, r] = i_sum / safe
         for q in range(p_ptr[t], p_ptr[t + 1]):
             i = p_idx[q]

@@ -10,14 +10,21 @@ form the logistic weights can scale:
     towards 0 (``sum / (count + ATTRIBUTE_SHRINKAGE)``); averaged over the item's attributes with
     weights ``log(n / n_a)`` (``n`` items described, ``n_a`` of them carry ``a``), so that a
     director of four films says more than a genre of a thousand;
+``user_attributes`` with ``attribute_fit="joint"``
+    the user's residuals regressed on the attributes of the items they rated, all at once (ridge,
+    penalty :data:`JOINT_L2`), and the term the *sum* of the item's attributes' coefficients: the
+    model's own prediction of the user's residual on the item from its attributes.  The means count
+    an author's pull again in every genre the author writes in; the joint fit gives each attribute
+    what the others do not explain.  An attribute that shares none of the user's items with another
+    gets its shrunk mean, with :data:`JOINT_L2` pseudo-ratings;
 ``attribute_items``
     what the item's attributes say of any item: the same weighted mean of each attribute's mean
     item bias (shrunk alike) over the rated items carrying it.  It is the only item-side evidence
     of an item nobody has rated (a *new item*, scored from its attributes alone).
 
-Each attribute's share of a term, ``weight_a * value_a / sum(weights)``, is what an explanation
-shows; the shares add up to the term.  Nothing here is stored with a model: both tables are
-derived from the ratings, the baseline and the item attributes on first use.
+Each attribute's share of a term, ``weight_a * value_a / sum(weights)`` (its coefficient, for the
+joint fit), is what an explanation shows; the shares add up to the term.  Nothing here is stored
+with a model: both tables are derived from the ratings, the baseline and the item attributes on first use.
 """
 
 from __future__ import annotations
@@ -30,6 +37,11 @@ import numpy as np
 from .csr import Csr
 
 ATTRIBUTE_SHRINKAGE = 2.0  # pseudo-ratings of residual 0 added to every (user, attribute) mean
+# the joint fit's ridge penalty, in the same pseudo-ratings (chosen on the books shape,
+# benchmarks/synthetic_books.py, among 2 and 5: residual noise of about a star against attribute
+# effects of about half a star)
+JOINT_L2 = 5.0
+ATTRIBUTE_FITS = ("means", "joint")
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,7 +50,8 @@ class AttributeEvidence:
     attribute the shrunk mean item bias (``items``) and the selectivity weight (``weight``); for the
     lists, the rated items' attributes (``rated``, items × attributes, rows of unrated items empty;
     ``n_rated`` of them per attribute) and each new item's attributes with their shares of its
-    weights (``spread``, new items × attributes, rows in ``new_items`` order)."""
+    weights (``spread``, new items × attributes, rows in ``new_items`` order).  ``joint``: the user
+    side holds the joint fit's coefficients, and the ``user_attributes`` term is their sum."""
 
     users: Csr
     items: np.ndarray
@@ -47,10 +60,13 @@ class AttributeEvidence:
     n_rated: np.ndarray
     new_items: np.ndarray
     spread: Csr
+    joint: bool = False
 
     @classmethod
-    def of(cls, ratings: Csr, residuals: Csr, item_bias: np.ndarray, item_attributes: Csr) -> AttributeEvidence:
-        users = user_table(residuals, item_attributes)
+    def of(
+        cls, ratings: Csr, residuals: Csr, item_bias: np.ndarray, item_attributes: Csr, joint: bool = False
+    ) -> AttributeEvidence:
+        users = user_table(residuals, item_attributes, joint)
         rated = np.bincount(ratings.idx, minlength=item_attributes.n_rows) > 0
         n_a = np.bincount(item_attributes.idx, minlength=item_attributes.shape[1])
         rated_items = item_attributes.select(rated[item_attributes.row_of])
@@ -63,12 +79,13 @@ class AttributeEvidence:
         which, pos = item_attributes.rows_entries(new_items)
         a = item_attributes.idx[pos]
         spread = Csr.from_pairs(which, a, (len(new_items), len(n_a)), weight[a] / total[new_items][which])
-        return cls(users, bias_sum / (bias_n + ATTRIBUTE_SHRINKAGE), weight, rated_items, bias_n, new_items, spread)
+        item_value = bias_sum / (bias_n + ATTRIBUTE_SHRINKAGE)
+        return cls(users, item_value, weight, rated_items, bias_n, new_items, spread, joint)
 
     def for_user(self, residuals: Csr, item_attributes: Csr) -> AttributeEvidence:
         """The same evidence with the user side of the people of ``residuals`` (people × items, e.g.
         one person folded in), the item side kept."""
-        return dataclasses.replace(self, users=user_table(residuals, item_attributes))
+        return dataclasses.replace(self, users=user_table(residuals, item_attributes, self.joint))
 
     def terms(
         self, item_attributes: Csr, u: np.ndarray, i: np.ndarray, leave_out: np.ndarray | None = None
@@ -85,7 +102,10 @@ class AttributeEvidence:
         _, user_value = self.users.lookup(u[which], a)
         total = np.bincount(which, weights=w, minlength=len(i))
         safe = np.where(total > 0, total, 1.0)
-        user_term = np.bincount(which, weights=w * user_value, minlength=len(i)) / safe
+        if self.joint:  # the fit's prediction: its coefficients add up
+            user_term = np.bincount(which, weights=user_value, minlength=len(i))
+        else:
+            user_term = np.bincount(which, weights=w * user_value, minlength=len(i)) / safe
         value = self.items[a]
         if leave_out is not None:
             own = np.asarray(leave_out, dtype=np.float64)[which]
@@ -102,15 +122,16 @@ class AttributeEvidence:
         a = item_attributes.row(i)
         w = self.weight[a]
         total = w.sum()
-        if not len(a) or total <= 0:
+        if not len(a) or (total <= 0 and not self.joint):
             return []
         _, user_value = self.users.lookup(np.full(len(a), u), a)
+        safe = total if total > 0 else 1.0  # 0 only in the joint fit: attributes every item carries
         return [
             {
                 "attribute": int(x),
-                "weight": float(wx / total),
-                "user": float(wx * uv / total),
-                "item": float(wx * self.items[x] / total),
+                "weight": float(wx / safe),
+                "user": float(uv if self.joint else wx * uv / safe),
+                "item": float(wx * self.items[x] / safe),
                 "rated": float(uv),
             }
             for x, wx, uv in zip(a, w, user_value, strict=True)
@@ -157,14 +178,18 @@ class AttributeEvidence:
         ]
 
 
-def user_table(residuals: Csr, item_attributes: Csr) -> Csr:
+def user_table(residuals: Csr, item_attributes: Csr, joint: bool = False) -> Csr:
     """Users × attributes: each user's shrunk mean residual over their rated items carrying the
-    attribute, ``sum / (count + ATTRIBUTE_SHRINKAGE)``; stored wherever the user rated one."""
-    from ._attribute_kernels import user_attribute_means
+    attribute, ``sum / (count + ATTRIBUTE_SHRINKAGE)``; with ``joint``, the coefficients of the
+    user's ridge regression (:data:`JOINT_L2`) of residuals on their items' attributes.  Stored
+    wherever the user rated one."""
+    from ._attribute_kernels import user_attribute_means, user_attribute_ridge
 
     n_attr = item_attributes.shape[1]
     values = np.ascontiguousarray(residuals.values, dtype=np.float64)
-    shrinkage = float(ATTRIBUTE_SHRINKAGE)
     rows, attrs = residuals._int64_rows, item_attributes._int64_rows
-    ptr, idx, val = user_attribute_means(*rows, values, *attrs, int(n_attr), shrinkage)
+    if joint:
+        ptr, idx, val = user_attribute_ridge(*rows, values, *attrs, int(n_attr), float(JOINT_L2))
+    else:
+        ptr, idx, val = user_attribute_means(*rows, values, *attrs, int(n_attr), float(ATTRIBUTE_SHRINKAGE))
     return Csr(ptr, idx, val, (residuals.n_rows, n_attr))

@@ -268,10 +268,11 @@ def _split_attribute_term(line: Line, fp: FittedProfiles, t: str, u: int, i: int
         if key == "user":
             which, pos = fp.item_attributes.rows_entries(mine)
             n = int((fp.item_attributes.idx[pos] == p["attribute"]).sum())
-            text = (
-                f"{name}: you rated {n} movie{'s' if n != 1 else ''} with it, "
-                f"{p['rated']:+.2f} against expectation (shrunk); {p['weight']:.0%} of the weight"
-            )
+            movies = f"{name}: you rated {n} movie{'s' if n != 1 else ''} with it, "
+            if fp.attribute_evidence.joint:
+                text = movies + f"{p['rated']:+.2f} of your ratings' surprise is its own (fitted with the others)"
+            else:
+                text = movies + f"{p['rated']:+.2f} against expectation (shrunk); {p['weight']:.0%} of the weight"
         else:
             value = fp.attribute_evidence.items[p["attribute"]]
             text = (

@@ -82,6 +82,9 @@ class Learning:
         users (the most selective; :func:`most_selective`).  Unbounded by default.
     feedback : {"explicit", "implicit"}
         Ratings or interactions (:mod:`recsys.model.feedback`), as the profiles record it.
+    attribute_fit : {"means", "joint"}
+        How the user side of the attribute evidence is fitted (:mod:`recsys.model.attributes`), as
+        the profiles record it.
     max_partners : int, optional
         The item model's weights of an item use at most this many partners, those it shares the
         most likes with (:func:`~recsys.model.item_model.capped_support`); the residual model
@@ -101,6 +104,7 @@ class Learning:
     user_budget: int | None = None
     max_partners: int | None = None
     feedback: str = "explicit"
+    attribute_fit: str = "means"
 
 
 def fit_profiles(
@@ -135,6 +139,7 @@ def fit_profiles(
             say("neighbourhoods")
         nbrs = _neighbourhoods(coclusters, vocab, how.neighbours, how.n_neighbours, how.like_threshold, say)
     fp = vocab.profiles(coclusters, nbrs, how.like_threshold, how.features, how.user_budget or 0, how.feedback)
+    fp = dataclasses.replace(fp, attribute_fit=how.attribute_fit)
     if how.item_l2 is not None:
         with _timed(timings, "item_model"):
             fp = _item_model(

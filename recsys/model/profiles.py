@@ -130,6 +130,8 @@ class FittedProfiles:
         budget); a person folded in joins as many (:mod:`recsys.model.fold_in`).
     feedback : {"explicit", "implicit"}
         Ratings, or interactions each stored as a like (:mod:`recsys.model.feedback`).
+    attribute_fit : {"means", "joint"}
+        How the user side of the attribute evidence is fitted (:mod:`recsys.model.attributes`).
     """
 
     users: np.ndarray
@@ -150,6 +152,7 @@ class FittedProfiles:
     residual_weights: Csr | None = None
     user_budget: int = 0
     feedback: str = EXPLICIT
+    attribute_fit: str = "means"
 
     @property
     def implicit(self) -> bool:
@@ -249,7 +252,9 @@ class FittedProfiles:
         """The user–attribute and attribute–item tables of :mod:`recsys.model.attributes`."""
         from .attributes import AttributeEvidence
 
-        return AttributeEvidence.of(self.ratings, self.residuals, self.item_bias, self.item_attributes)
+        return AttributeEvidence.of(
+            self.ratings, self.residuals, self.item_bias, self.item_attributes, joint=self.attribute_fit == "joint"
+        )
 
     @cached_property
     def pair_support(self) -> Csr:
@@ -342,6 +347,7 @@ class FittedProfiles:
             "features": np.array(self.features),
             "user_budget": np.array(int(self.user_budget)),
             "feedback": np.array(self.feedback),
+            "attribute_fit": np.array(self.attribute_fit),
             "user_bias": self.user_bias,
             "item_bias": self.item_bias,
             **self.item_attributes.arrays("item_attributes"),
@@ -388,6 +394,7 @@ class FittedProfiles:
             residual_weights=Csr.from_arrays(a, "residual_weights") if "residual_weights.ptr" in a else None,
             user_budget=int(a["user_budget"]) if "user_budget" in a else 0,
             feedback=str(a["feedback"]) if "feedback" in a else EXPLICIT,  # absent: a model of ratings
+            attribute_fit=str(a["attribute_fit"]) if "attribute_fit" in a else "means",  # absent: before the option
         )
         if "shared_coclusters.count" in a:
             pair = (

@@ -21,6 +21,7 @@ from coclust.params import Instance, Interval, Options, Params, Subset, check_pa
 
 from ..errors import NotFittedError, ParameterError
 from . import listing, people, scoring
+from .attributes import ATTRIBUTE_FITS
 from .feedback import FEEDBACKS
 from .listing import Ranking
 from .scoring import Predictions
@@ -95,6 +96,9 @@ class ProfileRecommender(Params):
         training ratings): one fit, the held-out ratings added after the weights; the item penalty
         scaled to the like counts; caps on a user's co-clusters, the co-clustering's work and an
         item's partners.  Each rule and its measured price: :mod:`recsys.model.settings`.
+    attribute_fit : {"means", "joint"}, default="means"
+        The ``user_attributes`` term from each attribute's shrunk mean residual, or from one ridge fit
+        of the user's residuals on all their items' attributes (:mod:`recsys.model.attributes`).
     feedback : {"auto", "explicit", "implicit"}, default="auto"
         Ratings, or interactions (plays, clicks: lists and a relevance score, no like-probability
         or dislike profile; :mod:`recsys.model.feedback`); ``auto``: implicit without a ``rating`` column.
@@ -149,6 +153,7 @@ class ProfileRecommender(Params):
         "list_score": [Options("blend", "item_model")],
         "scaling": [Options(*SCALINGS)],
         "feedback": [Options(*FEEDBACKS)],
+        "attribute_fit": [Options(*ATTRIBUTE_FITS)],
         "random_state": [Interval(int, 0, None)],
     }
 
@@ -177,6 +182,7 @@ class ProfileRecommender(Params):
         list_score: str = "blend",
         scaling: str = "auto",
         feedback: str = "auto",
+        attribute_fit: str = "means",
         random_state: int = 0,
     ):
         self.like_threshold = like_threshold
@@ -194,6 +200,7 @@ class ProfileRecommender(Params):
         self.list_score = list_score
         self.scaling = scaling
         self.feedback = feedback
+        self.attribute_fit = attribute_fit
         self.random_state = random_state
 
     def set_params(self, **params) -> ProfileRecommender:
@@ -266,20 +273,15 @@ class ProfileRecommender(Params):
 
     # -- like or dislike ----------------------------------------------------------------------
     def predict_many(self, users, items, mode: str = "scored", threshold: float | None = None) -> Predictions:
-        """Predictions for the pairs ``(users[t], items[t])``; unknown ids are flagged, never fatal.
-
-        ``threshold`` overrides the like-probability cut-off of the scored mode (default: the one
-        fitted, ``weights_.threshold``).
-        """
+        """Predictions for the pairs ``(users[t], items[t])``; unknown ids are flagged, never fatal;
+        ``threshold`` overrides the fitted like-probability cut-off (``weights_.threshold``)."""
         self.check_fitted()
         return scoring.predict_pairs(self, users, items, mode, threshold)
 
     def predict(self, user, item, mode: str = "scored", threshold: float | None = None, unknown: str = "flag"):
-        """One prediction with its explanation (:class:`recsys.model.explanation.Explanation`).
-
-        An unknown user or item gives an uncovered prediction whose ``reason`` says so
-        (``unknown="flag"``), or raises :class:`~recsys.errors.UnknownIdError` (``"raise"``).
-        """
+        """One prediction with its explanation (:class:`recsys.model.explanation.Explanation`); an
+        unknown user or item gives an uncovered prediction whose ``reason`` says so
+        (``unknown="flag"``) or raises :class:`~recsys.errors.UnknownIdError` (``"raise"``)."""
         from .explanation import explain_prediction
 
         if unknown not in ("flag", "raise"):

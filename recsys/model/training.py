@@ -160,6 +160,7 @@ def learning_of(model, scaled_on=None, implicit: bool = False) -> Learning:
         item_support=model.item_support,
         residual_model="item_residuals" in model.evidence and not implicit,
         feedback=IMPLICIT if implicit else EXPLICIT,
+        attribute_fit=model.attribute_fit,
         random_state=model.random_state,
     )
 
