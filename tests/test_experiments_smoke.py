@@ -174,3 +174,21 @@ def test_list_sentences_say_level_when_the_intervals_include_zero():
         "u2": fold(0.44, 0.40, 0.35, [0.01, 0.07], [0.05, 0.13]),
     }
     assert "Level" not in "\n".join(_list_sentences(ahead, ["u1", "u2"]))
+
+
+def test_attribute_fit_compares_the_two_fits_on_the_same_ratings(tmp_path):
+    """experiments/attribute_fit.py on a small books data set: both AUCs, their difference inside
+    its interval, and the table that says so."""
+    import numpy as np
+
+    from benchmarks.synthetic_books import Books, write
+    from experiments.attribute_fit import run_one, table
+    from ingest.datasets import load_files
+
+    ratings, items = write(Books(n_readers=80, n_books=200, n_authors=40), tmp_path)
+    row, draws = run_one("tiny books", load_files(ratings, items, "random:0.2:0"), np.random.default_rng(0))
+    assert set(row["auc"]) == {"means", "joint"} and row["auc"]["means"] != row["auc"]["joint"]
+    assert row["diff"] == row["auc"]["joint"] - row["auc"]["means"]
+    assert row["diff_ci"][0] <= row["diff"] <= row["diff_ci"][1] and len(draws) == 1000
+    text = table([row], None)
+    assert f"| tiny books | {row['test_ratings']:,} | {row['auc']['means']:.4f} |" in text
