@@ -4,7 +4,8 @@ Each row of the two cost tables is rebuilt from ``benchmarks/results/recsys_scal
 benchmark's own output, stamped per run) with the tables' rounding and compared cell for cell: a
 figure edited by hand, or a results file regenerated without its tables, fails here. The
 MovieLens tables of the README and of docs/evaluation.md are checked the same way against
-``experiments/results/movielens.json``.
+``experiments/results/movielens.json``, and docs/recommender.md's content tables against
+``benchmarks/results/content.json``.
 """
 
 from __future__ import annotations
@@ -227,3 +228,51 @@ def test_the_readme_ease_correction_is_the_results_file():
 
     payload = json.loads((ROOT / "experiments/results/movielens.json").read_text())
     assert cmp["pooled"]["ease_before"] == pooled_list_interval(payload["results"], payload["folds"])["ease"]
+
+
+# docs/recommender.md's content tables: row label -> the method's key in content.json's summaries
+CONTENT_AUC_ROWS = {
+    "the profile model": "profile",
+    "— without the attribute terms": "profile/no_attributes",
+    '*control:* `attribute_fit="joint"`': "profile/joint_attributes",
+    "attribute logistic regression": "attribute_logistic",
+    "rating baseline (Surprise BaselineOnly)": "bias",
+    "KNNBaseline": "knn_baseline",
+    "Naive Bayes over the attributes": "naive_bayes",
+}
+CONTENT_NDCG_ROWS = {
+    "the profile model (blended lists)": "profile",
+    "— the item model alone (no blend)": "profile/item_model_lists",
+    "— without the attribute terms": "profile/no_attributes",
+    "most popular": "popularity",
+    "EASE": "ease",
+    "ItemKNN": "itemknn",
+}
+
+
+def test_docs_content_tables_are_the_results_file():
+    """Every cell of docs/recommender.md's two content tables (the figure, and the difference to the
+    profile model where a row shows one) is benchmarks/results/content.json's."""
+    summaries = json.loads((ROOT / "benchmarks/results/content.json").read_text())["summary"]
+    text = (ROOT / "docs/recommender.md").read_text()
+    for header, rows, metric in (
+        ("| AUC (test", CONTENT_AUC_ROWS, "auc"),
+        ("| top-10 NDCG", CONTENT_NDCG_ROWS, "ndcg@10"),
+    ):
+        table = text[text.index(header) :].split("\n\n")[0].splitlines()
+        names = [c.strip() for c in table[0].strip("|").split("|")][1:]
+        assert names == [s["name"].replace("-", " ", 1) if s["name"].startswith("content") else s["name"]
+                         for s in summaries]  # fmt: skip
+        seen = set()
+        for line in table[2:]:
+            label, *cells = [c.strip() for c in line.strip("|").split("|")]
+            key = rows[label]
+            seen.add(label)
+            for cell, s in zip(cells, summaries, strict=True):
+                value, profile = s[metric][key], s[metric]["profile"]
+                assert cell.replace("*", "").split()[0] == f"{value:.4f}", (label, s["name"])
+                if "(" in cell:
+                    digits = len(cell.split("(")[1].split(")")[0].lstrip("+−-").split(".")[1])
+                    want = f"{value - profile:+.{digits}f}".replace("-", "−")
+                    assert cell.split("(")[1].rstrip(")") == want, (label, s["name"], cell)
+        assert seen == set(rows)
