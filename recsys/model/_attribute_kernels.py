@@ -14,6 +14,28 @@ from coclust._kernels import sorted_nonnegative
 
 
 @numba.njit(nogil=True, cache=True)
+def attribute_rows(r_ptr, r_idx, a_ptr, a_idx, n_attr):
+    """The row pointers of a users × attributes table: how many distinct attributes the items of
+    each user (rows of ``r_*``) carry (``a_*``: items × attributes)."""
+    n_users = len(r_ptr) - 1
+    seen = np.zeros(n_attr, dtype=np.bool_)
+    touched = np.empty(n_attr, dtype=np.int64)
+    ptr = np.zeros(n_users + 1, dtype=np.int64)
+    for u in range(n_users):
+        nt = 0
+        for q in range(r_ptr[u], r_ptr[u + 1]):
+            for p in range(a_ptr[r_idx[q]], a_ptr[r_idx[q] + 1]):
+                if not seen[a_idx[p]]:
+                    seen[a_idx[p]] = True
+                    touched[nt] = a_idx[p]
+                    nt += 1
+        for x in range(nt):
+            seen[touched[x]] = False
+        ptr[u + 1] = ptr[u] + nt
+    return ptr
+
+
+@numba.njit(nogil=True, cache=True)
 def user_attribute_means(r_ptr, r_idx, r_val, a_ptr, a_idx, n_attr, shrinkage):
     """For each user (rows of ``r_*``: items and residuals) and each attribute of the items they
     rated (``a_*``: items × attributes): ``Σ residual / (count + shrinkage)``, as CSR arrays with
@@ -22,18 +44,7 @@ def user_attribute_means(r_ptr, r_idx, r_val, a_ptr, a_idx, n_attr, shrinkage):
     total = np.zeros(n_attr)
     count = np.zeros(n_attr, dtype=np.int64)
     touched = np.empty(n_attr, dtype=np.int64)
-    ptr = np.zeros(n_users + 1, dtype=np.int64)
-    for u in range(n_users):
-        nt = 0
-        for q in range(r_ptr[u], r_ptr[u + 1]):
-            for p in range(a_ptr[r_idx[q]], a_ptr[r_idx[q] + 1]):
-                if count[a_idx[p]] == 0:
-                    touched[nt] = a_idx[p]
-                    nt += 1
-                count[a_idx[p]] += 1
-        for x in range(nt):
-            count[touched[x]] = 0
-        ptr[u + 1] = ptr[u] + nt
+    ptr = attribute_rows(r_ptr, r_idx, a_ptr, a_idx, n_attr)
     idx = np.empty(ptr[-1], dtype=np.int64)
     val = np.empty(ptr[-1])
     for u in range(n_users):
@@ -126,18 +137,7 @@ def user_attribute_ridge(r_ptr, r_idx, r_val, a_ptr, a_idx, n_attr, l2):
     slot = np.full(n_attr, -1, dtype=np.int64)
     attrs = np.empty(n_attr, dtype=np.int64)
     w = np.empty(n_attr)
-    ptr = np.zeros(n_users + 1, dtype=np.int64)
-    for u in range(n_users):
-        nt = 0
-        for q in range(r_ptr[u], r_ptr[u + 1]):
-            for p in range(a_ptr[r_idx[q]], a_ptr[r_idx[q] + 1]):
-                if slot[a_idx[p]] < 0:
-                    slot[a_idx[p]] = 0
-                    attrs[nt] = a_idx[p]
-                    nt += 1
-        for x in range(nt):
-            slot[attrs[x]] = -1
-        ptr[u + 1] = ptr[u] + nt
+    ptr = attribute_rows(r_ptr, r_idx, a_ptr, a_idx, n_attr)
     idx = np.empty(ptr[-1], dtype=np.int64)
     val = np.empty(ptr[-1])
     for u in range(n_users):

@@ -44,6 +44,11 @@ JOINT_L2 = 5.0
 ATTRIBUTE_FITS = ("means", "joint")
 
 
+def user_penalty(joint: bool) -> float:
+    """The pseudo-ratings that shrink the user side: the means' or the joint fit's."""
+    return JOINT_L2 if joint else ATTRIBUTE_SHRINKAGE
+
+
 @dataclass(frozen=True, eq=False)
 class AttributeEvidence:
     """Per user and attribute the shrunk mean residual (``users``, users × attributes), per
@@ -188,8 +193,6 @@ def user_table(residuals: Csr, item_attributes: Csr, joint: bool = False) -> Csr
     n_attr = item_attributes.shape[1]
     values = np.ascontiguousarray(residuals.values, dtype=np.float64)
     rows, attrs = residuals._int64_rows, item_attributes._int64_rows
-    if joint:
-        ptr, idx, val = user_attribute_ridge(*rows, values, *attrs, int(n_attr), float(JOINT_L2))
-    else:
-        ptr, idx, val = user_attribute_means(*rows, values, *attrs, int(n_attr), float(ATTRIBUTE_SHRINKAGE))
+    kernel = user_attribute_ridge if joint else user_attribute_means
+    ptr, idx, val = kernel(*rows, values, *attrs, int(n_attr), float(user_penalty(joint)))
     return Csr(ptr, idx, val, (residuals.n_rows, n_attr))

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import _batch_kernels as kern
 from ._pair_kernels import run_in_ranges
-from .attributes import ATTRIBUTE_SHRINKAGE, JOINT_L2
+from .attributes import ATTRIBUTE_SHRINKAGE, user_penalty
 from .csr import Csr
 from .settings import BITSET_BYTES, RECOMMENDER_PARAMS
 from .terms import ATTRIBUTE_TERMS, VOTE_TERMS, like_share
@@ -308,7 +308,7 @@ class Lister:
         if set(ATTRIBUTE_TERMS) & set(names):
             ev, ia = fp.attribute_evidence, fp.item_attributes
             user_term, item_term = np.zeros(shape), np.zeros(shape)
-            penalty = JOINT_L2 if ev.joint else ATTRIBUTE_SHRINKAGE
+            penalty = user_penalty(ev.joint)
             self._run(kern.attribute_sums, len(people), ia.ptr, ia.idx, ev.weight, ev.items, people.ptr, people.idx,
                       resid, ia.shape[1], penalty, ev.joint, n_cand, cand, user_term, item_term)  # fmt: skip
             out["user_attributes"], out["attribute_items"] = user_term, item_term
