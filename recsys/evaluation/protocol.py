@@ -108,7 +108,7 @@ ABLATIONS = {
     "coclusters_only": ("like_coclusters", "dislike_coclusters", *_ITEM_MODEL),
 }
 # controls: the profile model refitted with a parameter changed; name -> overrides
-CONTROLS = {"neighbours_from_ratings": {"neighbours": "ratings"}, "joint_attributes": {"attribute_fit": "joint"}}
+CONTROLS = {"neighbours_from_ratings": {"neighbours": "ratings"}, "mean_attributes": {"attribute_fit": "means"}}
 # controls of the lists: the item model on other pairs than the co-clusters';
 # without the attribute evidence (new items are then not listed from their attributes);
 # the item model alone (no popularity or like-probability blended in, recsys.model.list_blend)

@@ -104,7 +104,7 @@ class Learning:
     user_budget: int | None = None
     max_partners: int | None = None
     feedback: str = "explicit"
-    attribute_fit: str = "means"
+    attribute_fit: str = "joint"
 
 
 def fit_profiles(

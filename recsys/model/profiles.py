@@ -152,7 +152,7 @@ class FittedProfiles:
     residual_weights: Csr | None = None
     user_budget: int = 0
     feedback: str = EXPLICIT
-    attribute_fit: str = "means"
+    attribute_fit: str = "joint"
 
     @property
     def implicit(self) -> bool:

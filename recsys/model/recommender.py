@@ -96,9 +96,9 @@ class ProfileRecommender(Params):
         training ratings): one fit, the held-out ratings added after the weights; the item penalty
         scaled to the like counts; caps on a user's co-clusters, the co-clustering's work and an
         item's partners.  Each rule and its measured price: :mod:`recsys.model.settings`.
-    attribute_fit : {"means", "joint"}, default="means"
-        The ``user_attributes`` term from each attribute's shrunk mean residual, or from one ridge fit
-        of the user's residuals on all their items' attributes (:mod:`recsys.model.attributes`).
+    attribute_fit : {"joint", "means"}, default="joint"
+        The ``user_attributes`` term from one ridge fit of the user's residuals on all their items'
+        attributes, or from each attribute's shrunk mean residual (:mod:`recsys.model.attributes`).
     feedback : {"auto", "explicit", "implicit"}, default="auto"
         Ratings, or interactions (plays, clicks: lists and a relevance score, no like-probability
         or dislike profile; :mod:`recsys.model.feedback`); ``auto``: implicit without a ``rating`` column.
@@ -182,7 +182,7 @@ class ProfileRecommender(Params):
         list_score: str = "blend",
         scaling: str = "auto",
         feedback: str = "auto",
-        attribute_fit: str = "means",
+        attribute_fit: str = "joint",
         random_state: int = 0,
     ):
         self.like_threshold = like_threshold
