@@ -234,7 +234,8 @@ def test_the_readme_ease_correction_is_the_results_file():
 CONTENT_AUC_ROWS = {
     "the profile model": "profile",
     "— without the attribute terms": "profile/no_attributes",
-    '*control:* `attribute_fit="joint"`': "profile/joint_attributes",
+    "— without the co-cluster terms": "profile/no_coclusters",
+    '*control:* `attribute_fit="means"`': "profile/mean_attributes",
     "attribute logistic regression": "attribute_logistic",
     "rating baseline (Surprise BaselineOnly)": "bias",
     "KNNBaseline": "knn_baseline",
