@@ -73,6 +73,27 @@ def test_sparse_similarities_are_the_dense_ones(monkeypatch, n_neighbours):
         assert all(ss[t] > ss[t + 1] or (ss[t] == ss[t + 1] and si[t] < si[t + 1]) for t in range(len(si) - 1))
 
 
+def test_the_sparse_neighbourhoods_are_chosen_by_the_co_memberships_products(monkeypatch):
+    """``sparse_up_to`` picks the path by ``sum_c |c|²`` against entities², not by the entity count."""
+    rng = np.random.default_rng(5)
+    lists = [np.unique(rng.integers(0, 50, rng.integers(2, 12))) for _ in range(30)]
+    members = Csr.from_lists(lists, 50)
+    products = float((members.lengths.astype(np.float64) ** 2).sum())
+    chosen = []
+    monkeypatch.setattr(
+        nbmod, "_top_similar_sparse", lambda *a, **k: chosen.append("sparse") or nbmod.Neighbours.empty(50)
+    )
+    monkeypatch.setattr(
+        nbmod,
+        "_similar_block",
+        lambda *a, **k: chosen.append("dense") or (np.zeros(0, np.int64),) * 2 + (np.zeros(0, np.int64),),
+    )
+    nbmod.from_coclusters(members, 50, 5, block=64, sparse_up_to=products / 50**2)
+    nbmod.from_coclusters(members, 50, 5, block=64, sparse_up_to=0.99 * products / 50**2)
+    nbmod.from_coclusters(members, 50, 5, block=64)  # by the entity count: 50 rows are dense
+    assert chosen == ["sparse", "dense", "dense"]
+
+
 @pytest.fixture(scope="module")
 def data():
     return taste_data(n_users=120, n_items=60)

@@ -89,6 +89,10 @@ class Learning:
         The item model's weights of an item use at most this many partners, those it shares the
         most likes with (:func:`~recsys.model.item_model.capped_support`); the residual model
         uses the same pairs.  Unbounded by default (but for the solves' flop budget).
+    sparse_neighbours : float, optional
+        The neighbourhoods from co-members alone where the co-memberships' products are at most
+        this many times entities² (:func:`~recsys.model.neighbours.from_coclusters`'s
+        ``sparse_up_to``); by the entity count by default.
     """
 
     like_threshold: float = 2.0
@@ -105,6 +109,7 @@ class Learning:
     max_partners: int | None = None
     feedback: str = "explicit"
     attribute_fit: str = "joint"
+    sparse_neighbours: float | None = None
 
 
 def fit_profiles(
@@ -137,7 +142,9 @@ def fit_profiles(
     with _timed(timings, "neighbours"):
         if how.n_neighbours:
             say("neighbourhoods")
-        nbrs = _neighbourhoods(coclusters, vocab, how.neighbours, how.n_neighbours, how.like_threshold, say)
+        nbrs = _neighbourhoods(
+            coclusters, vocab, how.neighbours, how.n_neighbours, how.like_threshold, say, how.sparse_neighbours
+        )
     fp = vocab.profiles(coclusters, nbrs, how.like_threshold, how.features, how.user_budget or 0, how.feedback)
     fp = dataclasses.replace(fp, attribute_fit=how.attribute_fit)
     if how.item_l2 is not None:
@@ -390,11 +397,18 @@ def most_selective(rows: list[np.ndarray], n_users: int, budget: int, min_rows: 
 
 
 def _neighbourhoods(
-    coclusters: dict, vocab: _Vocabulary, neighbours: str, n_neighbours: int, like_threshold: float, say=None
+    coclusters: dict,
+    vocab: _Vocabulary,
+    neighbours: str,
+    n_neighbours: int,
+    like_threshold: float,
+    say=None,
+    sparse_up_to: float | None = None,
 ) -> dict:
     """Users' and items' neighbours through each side's co-clusters; with ``neighbours="ratings"``
     the like side's from plain co-ratings instead (the control) and no dislike side; none at all
-    with ``n_neighbours=0`` (the paper's rule reads the co-clusters only)."""
+    with ``n_neighbours=0`` (the paper's rule reads the co-clusters only).  ``sparse_up_to``:
+    :func:`~recsys.model.neighbours.from_coclusters`'s."""
     n_users, n_items = len(vocab.users), len(vocab.items)
     counts = {"users": n_users, "items": n_items}
     nbrs = {f"{side}_{who}": Neighbours.empty(n) for side in SIDES for who, n in counts.items()}
@@ -410,7 +424,11 @@ def _neighbourhoods(
         cc = coclusters[side]
         for who, members in (("users", cc.users), ("items", cc.items)):
             nbrs[f"{side}_{who}"] = from_coclusters(
-                members, counts[who], n_neighbours, done=lambda f, d=f"{side} {who}": tell(say, f, d)
+                members,
+                counts[who],
+                n_neighbours,
+                done=lambda f, d=f"{side} {who}": tell(say, f, d),
+                sparse_up_to=sparse_up_to,
             )
     return nbrs
 

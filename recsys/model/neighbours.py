@@ -82,9 +82,18 @@ def membership_norms(members: Csr, n_entities: int) -> np.ndarray:
     return np.sqrt(np.bincount(members.idx, weights=np.repeat(w, members.lengths), minlength=n_entities))
 
 
-def from_coclusters(members: Csr, n_entities: int, n_neighbours: int, block: int = 512, done=None) -> Neighbours:
+def from_coclusters(
+    members: Csr, n_entities: int, n_neighbours: int, block: int = 512, done=None, sparse_up_to: float | None = None
+) -> Neighbours:
     """The ``n_neighbours`` most similar entities of each entity, from co-clusters × entities
-    ``members``; ``done(share)`` is told as blocks of entities complete."""
+    ``members``; ``done(share)`` is told as blocks of entities complete.
+
+    ``sparse_up_to``: the similarities are taken from each entity's co-members alone (the
+    compiled path of large data) whenever the co-memberships' products (``sum_c |c|²``, the terms
+    the sums add) are at most this many times ``n_entities²`` (the dense path's rows), whatever the
+    entity count.  Without it, by the entity count alone (:data:`DENSE_SIMILARITY_ENTITIES`).  The
+    two paths give the same similarities; where several entities tie at the ``n_neighbours``-th,
+    the sparse path keeps the smaller indices, the dense one numpy's partition's choice."""
     import scipy.sparse as sp
 
     w = cocluster_weights(members.lengths)
@@ -94,15 +103,19 @@ def from_coclusters(members: Csr, n_entities: int, n_neighbours: int, block: int
         (np.repeat(np.sqrt(w), members.lengths), (members.idx, members.row_of)), shape=(n_entities, members.n_rows)
     ).tocsr()
     inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-    return _top_similar(A, A.T.tocsr(), inv, n_neighbours, block, done)
+    sparse = None
+    if sparse_up_to is not None:
+        sparse = float((members.lengths.astype(np.float64) ** 2).sum()) <= sparse_up_to * float(n_entities) ** 2
+    return _top_similar(A, A.T.tocsr(), inv, n_neighbours, block, done, sparse)
 
 
-def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=None) -> Neighbours:
+def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=None, sparse=None) -> Neighbours:
     """Each row's ``n_neighbours`` largest positive ``(A A^T)[a, b] inv[a] inv[b]``, decreasing
-    (ties by index)."""
+    (ties by index); from the co-members alone when ``sparse`` (None: above
+    :data:`DENSE_SIMILARITY_ENTITIES` rows)."""
     if done is not None:
         done(0.0)
-    if A.shape[0] > DENSE_SIMILARITY_ENTITIES:
+    if sparse or (sparse is None and A.shape[0] > DENSE_SIMILARITY_ENTITIES):
         return _top_similar_sparse(A, At, inv, n_neighbours, block, done)
     n_entities = A.shape[0]
     k = min(n_neighbours, n_entities - 1)

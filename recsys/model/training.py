@@ -27,10 +27,16 @@ from .settings import (
     ITEM_L2_REFERENCE_LIKES,
     ITEM_PARTNERS,
     RECOMMENDER_PARAMS,
+    SPARSE_NEIGHBOURS_UP_TO,
     scales,
 )
 from .state import Fitted
 from .terms import ATTRIBUTE_TERMS, NEW_ITEM_TERMS, TERMS, Weights, compute_terms, fit_weights, new_item_terms
+
+# what the scaling rules change in the learning (recsys.model.settings)
+LARGE_DATA_RULES = dict(
+    user_budget=COCLUSTERS_PER_USER, max_partners=ITEM_PARTNERS, sparse_neighbours=SPARSE_NEIGHBOURS_UP_TO
+)
 
 
 def fit_state(model, ratings, item_attributes, items, progress, scored: bool) -> Fitted:
@@ -53,7 +59,7 @@ def fit_state(model, ratings, item_attributes, items, progress, scored: bool) ->
     learning = learning_of(model, ratings[~held] if large else None)
     inner_learning = learning
     if large:
-        inner_learning = dataclasses.replace(learning, user_budget=COCLUSTERS_PER_USER, max_partners=ITEM_PARTNERS)
+        inner_learning = dataclasses.replace(learning, **LARGE_DATA_RULES)
     inner, inner_report = fit_profiles(
         ratings[~held], item_attributes, items, inner_learning, progress=say, universe=ratings if large else None
     )
@@ -86,7 +92,7 @@ def _implicit_state(model, interactions, item_attributes, items, say) -> Fitted:
     learning = learning_of(model, interactions[~held] if large else None, implicit=True)
     inner_learning = learning
     if large:
-        inner_learning = dataclasses.replace(learning, user_budget=COCLUSTERS_PER_USER, max_partners=ITEM_PARTNERS)
+        inner_learning = dataclasses.replace(learning, **LARGE_DATA_RULES)
     universe = interactions if large else None
     inner, report = fit_profiles(
         interactions[~held], item_attributes, items, inner_learning, progress=say, universe=universe
