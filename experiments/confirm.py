@@ -107,6 +107,8 @@ def markdown(runs: dict) -> str:
             "",
         ]
         lines += _list_rows(ev) + [""] + _auc_rows(ev) + [""]
+    if runs:
+        lines += ["## The protocol's questions", "", readme_section(runs)]
     pooled = _pooled(runs)
     if pooled:
         lines += [
@@ -157,6 +159,73 @@ def _pooled(runs: dict) -> dict:
         return {}
     per = [{m: np.asarray(v) for m, v in p.items()} for p in per]
     return pooled_paired_means(per, "profile", 1000, seed=0)["versus"]
+
+
+def reading(ci: list) -> str:
+    """The protocol's word for a difference's 95 % interval: above when it lies above 0, below when
+    below, level otherwise."""
+    return "above" if ci[0] > 0 else "below" if ci[1] < 0 else "level"
+
+
+def _said(c: dict | None, diff: str = "diff", ci: str = "diff_ci") -> str:
+    return f"{c[diff]:+.4f} [{c[ci][0]:+.4f}, {c[ci][1]:+.4f}] {reading(c[ci])}" if c else "—"
+
+
+def _beyond_blend(per_user: dict) -> dict:
+    """The co-cluster item model + blend against EASE + blend and iALS + blend (paired, users)."""
+    from recsys.evaluation.intervals import paired_bootstrap_means
+
+    values = {m: np.asarray(per_user[m]) for m in ("item_model_blend", "ease_blend", "ials_blend") if m in per_user}
+    if "item_model_blend" not in values:
+        return {}
+    return paired_bootstrap_means(values, "item_model_blend", 1000, seed=0)["versus"]
+
+
+def _pooled_blend(runs: dict) -> dict:
+    from recsys.evaluation.intervals import pooled_paired_means
+
+    per = [runs[n]["evaluation"]["topn"].get("per_user_ndcg") for n in ML_SPLITS if n in runs]
+    if len(per) < 2 or not all(p and "item_model_blend" in p for p in per):
+        return {}
+    keep = ("item_model_blend", "ease_blend", "ials_blend")
+    per = [{m: np.asarray(v) for m, v in p.items() if m in keep} for p in per]
+    return pooled_paired_means(per, "item_model_blend", 1000, seed=0)["versus"]
+
+
+def readme_section(runs: dict) -> str:
+    """The README's confirmation tables (``tests/test_results_in_docs.py`` checks that the README
+    holds them as rendered here): the protocol's three questions, each difference with its
+    interval and its word by :func:`reading`."""
+    lists = [
+        "| confirmation data | product NDCG@10 | product − EASE | product − iALS "
+        "| item model + blend − EASE + blend | − iALS + blend |",
+        "|---|---|---|---|---|---|",
+    ]
+    aucs = [
+        "| confirmation data | product AUC | − attribute LR | − SVD | − KNNBaseline |",
+        "|---|---|---|---|---|",
+    ]
+    for name, run in runs.items():
+        ev = run["evaluation"]
+        t = ev["topn"]
+        versus, beyond = t["ci"]["versus"], _beyond_blend(t["per_user_ndcg"])
+        lists.append(
+            f"| {name} | {t['methods']['profile']['ndcg@10']:.4f} | {_said(versus.get('ease'))} "
+            f"| {_said(versus.get('ials'))} | {_said(beyond.get('ease_blend'))} | {_said(beyond.get('ials_blend'))} |"
+        )
+        auc_versus = ev["ci"]["versus"]
+        cells = [
+            _said(auc_versus.get(m), "auc_diff", "auc_diff_ci") for m in ("attribute_logistic", "svd", "knn_baseline")
+        ]
+        aucs.append(f"| {name} | {ev['methods']['profile']['auc_full']:.4f} | " + " | ".join(cells) + " |")
+    pooled, pooled_blend = _pooled(runs), _pooled_blend(runs)
+    if pooled:
+        n = sum(name in runs for name in ML_SPLITS)
+        lists.append(
+            f"| the {n} MovieLens 100K splits' mean | | {_said(pooled.get('ease'))} | {_said(pooled.get('ials'))} "
+            f"| {_said(pooled_blend.get('ease_blend'))} | {_said(pooled_blend.get('ials_blend'))} |"
+        )
+    return "\n".join(lists) + "\n\n" + "\n".join(aucs) + "\n"
 
 
 def render(out: Path) -> Path:

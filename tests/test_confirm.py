@@ -94,3 +94,33 @@ def test_the_seed_spread_is_of_five_fold_means():
     assert s["profile"]["range"] == 0.0
     md = seeds.markdown(runs, ["u1", "u2"])
     assert "| ease | 0.4100 | 0.4200 | 0.4300 | — | 0.0200 | 0.0100 |" in md
+
+
+def test_the_words_are_the_protocols_rule():
+    assert confirm.reading([0.001, 0.02]) == "above"
+    assert confirm.reading([-0.02, -0.001]) == "below"
+    assert confirm.reading([-0.01, 0.01]) == confirm.reading([0.0, 0.1]) == "level"  # 0 inside: level
+
+
+def test_the_readme_tables_answer_the_three_questions(tmp_path):
+    rng = np.random.default_rng(1)
+    runs = {}
+    for name in list(confirm.ML_SPLITS)[:2]:
+        ev = _evaluation(rng, 0.05)
+        per = ev["topn"]["per_user_ndcg"]
+        per["item_model_blend"] = list(np.asarray(per["ease_blend"]) + 0.05)  # the item model adds 0.05
+        per["ials_blend"] = list(per["ease_blend"])
+        runs[name] = {"name": name, "evaluation": ev}
+    text = confirm.readme_section(runs)
+    lists, aucs = text.split("\n\n")
+    first = lists.splitlines()[2]
+    assert first.startswith(f"| {list(confirm.ML_SPLITS)[0]} | ")
+    cells = [c.strip() for c in first.strip("|").split("|")]
+    assert cells[2] == "+0.0500 [+0.0000, +0.1000] level"  # the evaluation's own interval for EASE
+    assert cells[3] == "—"  # no interval for iALS in this evaluation
+    assert cells[4].startswith("+0.0500 [+0.0500, +0.0500] above")  # item model + blend − EASE + blend
+    assert cells[5].startswith("+0.0500") and cells[5].endswith("above")
+    pooled = lists.splitlines()[-1]
+    assert pooled.startswith("| the 2 MovieLens 100K splits' mean |") and pooled.count("above") == 4
+    assert aucs.splitlines()[2].split("|")[3].strip() == "—"  # no attribute LR interval
+    assert "+0.0200 [+0.0100, +0.0300] above" in aucs

@@ -4,8 +4,9 @@ Each row of the two cost tables is rebuilt from ``benchmarks/results/recsys_scal
 benchmark's own output, stamped per run) with the tables' rounding and compared cell for cell: a
 figure edited by hand, or a results file regenerated without its tables, fails here. The
 MovieLens tables of the README and of docs/evaluation.md are checked the same way against
-``experiments/results/movielens.json``, and docs/recommender.md's content tables against
-``benchmarks/results/content.json``.
+``experiments/results/movielens.json``, docs/recommender.md's content tables against
+``benchmarks/results/content.json``, and the README's confirmation tables against
+``experiments/results/confirmation/``.
 """
 
 from __future__ import annotations
@@ -277,3 +278,14 @@ def test_docs_content_tables_are_the_results_file():
                     want = f"{value - profile:+.{digits}f}".replace("-", "−")
                     assert cell.split("(")[1].rstrip(")") == want, (label, s["name"], cell)
         assert seen == set(rows)
+
+
+def test_the_readme_confirmation_tables_are_the_results_files():
+    """The README's confirmation tables are ``experiments.confirm.readme_section`` of the data sets
+    in experiments/results/confirmation/, each run once at the protocol's tagged commit."""
+    from experiments.confirm import DATASETS, readme_section, runs_in
+
+    runs = runs_in(ROOT / "experiments/results/confirmation", DATASETS)
+    assert runs, "no confirmation results"
+    assert len({r["evaluation"]["commit"] for r in runs.values()}) == 1, "every data set run at one commit"
+    assert readme_section(runs) in (ROOT / "README.md").read_text()
