@@ -41,6 +41,14 @@ def _load(data, quiet: bool, evaluating: bool = False):
     return loaded
 
 
+def _first_use(quiet: bool) -> None:
+    """Say, before a fit, when numba is about to compile its kernels (:mod:`recsys.first_use`)."""
+    from ..first_use import FIRST_USE_NOTE, kernels_cached
+
+    if not quiet and not kernels_cached():
+        typer.secho(FIRST_USE_NOTE, err=True, fg=typer.colors.YELLOW)
+
+
 def _load_model(model_dir: Path):
     from ..store import load
 
@@ -150,6 +158,7 @@ def train(
         scales(recommender.scaling, len(train)),
         None if max_memory is None else max_memory * 1e9,
     )
+    _first_use(quiet)
     recommender.fit(loaded.train, loaded.attributes, loaded.items, progress=progress(quiet))
     stamp = provenance(
         **data.describe(),
@@ -359,6 +368,7 @@ def evaluate(
         )
     if model.implicit or "rating" not in loaded.train.columns:
         protocol = _implicit(protocol, setup, methods is not None)
+    _first_use(quiet)
     res = run_evaluation(
         loaded.train,
         loaded.test,
@@ -478,6 +488,7 @@ def demo(
     from ..demo import STEPS, run_demo
     from ..evaluation.summary import brief_lines, source_line
 
+    _first_use(quiet)
     done = run_demo(out, users, progress=None if quiet else StepProgress(STEPS))
     if quiet:
         return
