@@ -151,14 +151,16 @@ def _auc_rows(ev: dict) -> list[str]:
     return rows
 
 
-def _pooled(runs: dict) -> dict:
+def _pooled(runs: dict, reference: str = "profile") -> dict:
+    """``reference`` minus every other list on the mean of the MovieLens splits run (users
+    resampled within each split)."""
     from recsys.evaluation.intervals import pooled_paired_means
 
     per = [runs[n]["evaluation"]["topn"].get("per_user_ndcg") for n in ML_SPLITS if n in runs]
-    if len(per) < 2 or not all(p and "profile" in p for p in per):
+    if len(per) < 2 or not all(p and reference in p for p in per):
         return {}
     per = [{m: np.asarray(v) for m, v in p.items()} for p in per]
-    return pooled_paired_means(per, "profile", 1000, seed=0)["versus"]
+    return pooled_paired_means(per, reference, 1000, seed=0)["versus"]
 
 
 def reading(ci: list) -> str:
@@ -179,17 +181,6 @@ def _beyond_blend(per_user: dict) -> dict:
     if "item_model_blend" not in values:
         return {}
     return paired_bootstrap_means(values, "item_model_blend", 1000, seed=0)["versus"]
-
-
-def _pooled_blend(runs: dict) -> dict:
-    from recsys.evaluation.intervals import pooled_paired_means
-
-    per = [runs[n]["evaluation"]["topn"].get("per_user_ndcg") for n in ML_SPLITS if n in runs]
-    if len(per) < 2 or not all(p and "item_model_blend" in p for p in per):
-        return {}
-    keep = ("item_model_blend", "ease_blend", "ials_blend")
-    per = [{m: np.asarray(v) for m, v in p.items() if m in keep} for p in per]
-    return pooled_paired_means(per, "item_model_blend", 1000, seed=0)["versus"]
 
 
 def readme_section(runs: dict) -> str:
@@ -218,7 +209,7 @@ def readme_section(runs: dict) -> str:
             _said(auc_versus.get(m), "auc_diff", "auc_diff_ci") for m in ("attribute_logistic", "svd", "knn_baseline")
         ]
         aucs.append(f"| {name} | {ev['methods']['profile']['auc_full']:.4f} | " + " | ".join(cells) + " |")
-    pooled, pooled_blend = _pooled(runs), _pooled_blend(runs)
+    pooled, pooled_blend = _pooled(runs), _pooled(runs, "item_model_blend")
     if pooled:
         n = sum(name in runs for name in ML_SPLITS)
         lists.append(
