@@ -100,6 +100,16 @@ def test_beyond_moves_outward_and_respects_bounds(values, low, add, integer):
         assert not integer or isinstance(v, int)
 
 
+def test_a_setting_at_zero_is_a_closed_floor_and_the_search_steps_up_from_it():
+    # SVD++'s reg_all and ItemKNN's shrinkage start at 0: nothing lies below it, and a line through the
+    # chosen point that holds 0 alone is still open above (× step of 0 is 0: from_zero says where to go)
+    for method, name in (("svdpp", "reg_all"), ("itemknn", "shrink")):
+        axis = AXES[method][name]
+        assert axis.edge_of([0.0, axis.from_zero * 4], 0.0) is None
+        assert axis.edge_of([0.0], 0.0) == "high" and axis.beyond([0.0], low=False) == axis.from_zero
+    assert Axis(floor=0.0).edge_of([0.0], 0.0) is None  # without from_zero, nothing above 0 is tried
+
+
 def test_every_declared_axis_names_a_setting_of_its_grids():
     for method, declared in AXES.items():
         names = {k for size in GRIDS[method].values() for point in size for k in point}

@@ -57,7 +57,9 @@ GRIDS: dict[str, dict[str, list[dict]]] = {
     },
     "svdpp": {
         "small": product(n_factors=[20], n_epochs=[20], reg_all=[0.02]),
-        "full": product(n_factors=[10, 20, 50], n_epochs=[20], reg_all=[0.02, 0.05]),
+        # reg_all starts at 0, its natural floor: halving it from 0.02 spent every extra fit on u2 and
+        # two confirmation splits (0.02 -> 0.0025, still improving) before n_epochs was ever extended
+        "full": product(n_factors=[10, 20, 50], n_epochs=[20], reg_all=[0.0, 0.02, 0.05]),
     },
     "knn_baseline": {
         "small": product(k=[20, 40, 80], sim=["pearson_baseline"]),
@@ -122,13 +124,13 @@ AXES: dict[str, dict[str, Axis]] = {
     "attribute_logistic": {"C": Axis(step=3.0)},
     "bias": {"reg_u": Axis(), "reg_i": Axis()},
     "svd": {"n_factors": Axis(**_COUNT), "n_epochs": Axis(**_COUNT), "reg_all": Axis()},
-    "svdpp": {"n_factors": Axis(**_COUNT), "n_epochs": Axis(**_COUNT), "reg_all": Axis()},
+    "svdpp": {"n_factors": Axis(**_COUNT), "n_epochs": Axis(**_COUNT), "reg_all": Axis(floor=0.0, from_zero=0.005)},
     "knn_baseline": {"k": Axis(**_COUNT)},
     "coclustering": {"n_cltr_u": Axis(**_COUNT, step=1.5), "n_cltr_i": Axis(**_COUNT, step=1.5)},
     "profile": {"item_l2": Axis(), "n_votes": Axis(**_COUNT)},
     "ease": {"lamb": Axis()},
     # k: every item at most (the ceiling is set to the catalogue's size when the data is known)
-    "itemknn": {"k": Axis(**_COUNT), "shrink": Axis(floor=0.0, step=10.0)},
+    "itemknn": {"k": Axis(**_COUNT), "shrink": Axis(floor=0.0, step=10.0, from_zero=1.0)},
     "rp3beta": {
         "alpha": Axis(add=0.25, floor=0.0, ceiling=2.0),
         "beta": Axis(add=0.2, floor=0.0, ceiling=2.0),

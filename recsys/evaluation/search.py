@@ -11,6 +11,8 @@ behind many claimed gains; this makes the rule mechanical and its outcome part o
 (40, None)
 >>> Axis(floor=0.0, ceiling=2.0, add=0.2).beyond([0.0, 0.4, 0.8], low=False)
 1.0
+>>> Axis(floor=0.0, from_zero=0.01).beyond([0.0], low=False), Axis(floor=0.0).beyond([0.0], low=True)
+(0.01, None)
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ class Axis:
     ``low_open`` / ``high_open``: better values may lie below / above the values tried.  Past an
     edge the next value is ``× step`` (``÷ step`` below) or, for an ``add`` axis, ``± add``;
     ``floor`` and ``ceiling`` are bounds the setting cannot or need not cross (reached, the edge
-    counts as closed).  ``integer`` values are rounded and always move by at least one."""
+    counts as closed).  ``integer`` values are rounded and always move by at least one.
+    ``from_zero``: the value above an edge at 0 of a ``× step`` axis (no multiple of 0 is larger;
+    without it, nothing above 0 is tried)."""
 
     low_open: bool = True
     high_open: bool = True
@@ -34,6 +38,7 @@ class Axis:
     add: float | None = None
     floor: float | None = None
     ceiling: float | None = None
+    from_zero: float | None = None
 
     def beyond(self, values: list, low: bool):
         """The value past the low or high edge of ``values`` (the values tried), or None when that
@@ -43,6 +48,8 @@ class Axis:
         edge = min(values) if low else max(values)
         if self.add is not None:
             v = edge - self.add if low else edge + self.add
+        elif edge == 0 and not low and self.from_zero is not None:
+            v = self.from_zero
         else:
             v = edge / self.step if low else edge * self.step
         if self.integer:
