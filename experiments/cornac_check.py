@@ -1,7 +1,6 @@
 """The product and EASE through cornac's own harness: cornac's ``BaseMethod`` on MovieLens 100K's
 folds, its ``Experiment`` and its NDCG@10 (a test rating >= 4 relevant), beside our protocol's figures
-for the same fold and settings (``results/movielens.json``; EASE's from ``results/ease_stars.json``,
-its rerun after the fix of its starred input).
+for the same fold and settings (``results/movielens.json``).
 
 Each method runs at the setting our protocol chose for lists on that fold: the product's
 ``item_l2``/``n_votes`` (:class:`recsys.cornac_recommender.CoClusterRecommender`), EASE's λ and
@@ -97,19 +96,14 @@ def run_fold(fold: str, chosen: dict, home: Path) -> dict:
     }
 
 
-def ours(fold: str, results: dict, stars: dict | None = None) -> dict:
-    """Our protocol's NDCG@10 of the product and EASE on ``fold``, and the settings chosen there;
-    EASE's from ``stars`` (``results/ease_stars.json``'s folds: EASE rerun after bfb43c5, whose
-    ``weighted`` input is fitted on the stars) where it holds the fold."""
+def ours(fold: str, results: dict) -> dict:
+    """Our protocol's NDCG@10 of the product and EASE on ``fold`` (``results/movielens.json``), and
+    the settings chosen there."""
     topn = results[fold]["topn"]["methods"]
-    ease, ease_params = topn["ease"]["ndcg@10"], topn["ease"]["params"]
-    if stars and fold in stars:
-        ease, ease_params = stars[fold]["ease"], stars[fold]["ease_params"]
     return {
-        "ndcg@10": {"profile": topn["profile"]["ndcg@10"], "ease": ease},
-        "difference": topn["profile"]["ndcg@10"] - ease,
-        "chosen": {"profile": topn["profile"]["params"], "ease": ease_params},
-        "ease_from": "ease_stars.json" if stars and fold in stars else "movielens.json",
+        "ndcg@10": {"profile": topn["profile"]["ndcg@10"], "ease": topn["ease"]["ndcg@10"]},
+        "difference": topn["profile"]["ndcg@10"] - topn["ease"]["ndcg@10"],
+        "chosen": {"profile": topn["profile"]["params"], "ease": topn["ease"]["params"]},
     }
 
 
@@ -121,8 +115,7 @@ def markdown(runs: dict, prov: dict) -> str:
         "",
         "cornac's `BaseMethod.from_splits` (MovieLens 100K fold files, `rating_threshold=4.0`, "
         "`exclude_unknowns=True`), `Experiment` and `NDCG(k=10)`; each method at the setting our protocol "
-        "chose for lists on the fold (EASE's from its rerun after bfb43c5, `results/ease_stars.json`, where its "
-        "`weighted` input is fitted on the stars). cornac ranks a user's training items rated below 4 among the "
+        "chose for lists on the fold (`results/movielens.json`). cornac ranks a user's training items rated below 4 among the "
         "candidates (ours never lists a rated item; the product puts them last itself): *EASE as it comes* "
         "is cornac's `EASE` on the star ratings, *EASE rated last* the same model on the fold's chosen input "
         "with the user's rated items last — what the product has, and the comparison with ours.",
@@ -155,11 +148,9 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     started = time.perf_counter()
     results = json.loads((RESULTS / "movielens.json").read_text())["results"]
-    stars_file = RESULTS / "ease_stars.json"
-    stars = json.loads(stars_file.read_text())["comparison"]["folds"] if stars_file.exists() else None
     runs = {}
     for fold in [f.strip() for f in args.folds.split(",") if f.strip()]:
-        mine = ours(fold, results, stars)
+        mine = ours(fold, results)
         chosen = {"profile": mine["chosen"]["profile"], "ease": mine["chosen"]["ease"]}
         runs[fold] = {"cornac": run_fold(fold, chosen, data_home(args.data)), "ours": mine}
         print(fold, runs[fold]["cornac"]["ndcg@10"], flush=True)

@@ -269,16 +269,17 @@ def _fold_differences(results: dict, folds: list, name: str) -> list[tuple[float
     return out
 
 
-def pooled_list_interval(results: dict, folds: list, n_boot: int = 1000) -> dict:
-    """Profile minus each ranker (and list control) in NDCG@10 on the mean over ``folds``, with its
-    95 % interval (users resampled within folds, :func:`~recsys.evaluation.intervals.pooled_paired_means`);
-    empty when a fold's results lack the per-user figures (results written before they were kept)."""
+def pooled_list_interval(results: dict, folds: list, n_boot: int = 1000, reference: str = "profile") -> dict:
+    """``reference`` (the product) minus each ranker (and list control) in NDCG@10 on the mean over
+    ``folds``, with its 95 % interval (users resampled within folds,
+    :func:`~recsys.evaluation.intervals.pooled_paired_means`); empty when a fold's results lack the
+    per-user figures (results written before they were kept)."""
     from recsys.evaluation.intervals import pooled_paired_means
 
     per_fold = [results[f].get("topn", {}).get("per_user_ndcg") for f in folds]
-    if len(folds) < 2 or not all(p and "profile" in p for p in per_fold):
+    if len(folds) < 2 or not all(p and reference in p for p in per_fold):
         return {}
-    return pooled_paired_means(per_fold, "profile", n_boot, seed=0)["versus"]
+    return pooled_paired_means(per_fold, reference, n_boot, seed=0)["versus"]
 
 
 def _list_sentences(results: dict, folds: list) -> list[str]:
