@@ -115,10 +115,10 @@ def markdown(runs: dict, prov: dict) -> str:
         "",
         "cornac's `BaseMethod.from_splits` (MovieLens 100K fold files, `rating_threshold=4.0`, "
         "`exclude_unknowns=True`), `Experiment` and `NDCG(k=10)`; each method at the setting our protocol "
-        "chose for lists on the fold (`results/movielens.json`). cornac ranks a user's training items rated below 4 among the "
-        "candidates (ours never lists a rated item; the product puts them last itself): *EASE as it comes* "
-        "is cornac's `EASE` on the star ratings, *EASE rated last* the same model on the fold's chosen input "
-        "with the user's rated items last — what the product has, and the comparison with ours.",
+        "chose for lists on the fold (`results/movielens.json`). cornac ranks a user's training items rated "
+        "below 4 among the candidates (ours never lists a rated item; the product puts them last itself): "
+        "*EASE as it comes* is cornac's `EASE` on the star ratings, *EASE rated last* the same model on the "
+        "fold's chosen input with the user's rated items last — what the product has, and the comparison with ours.",
         "",
         "| fold | cornac: product | cornac: EASE as it comes | cornac: EASE rated last | cornac: product − EASE "
         "rated last | ours: product | ours: EASE | ours: product − EASE | same sign | within 0.01 |",

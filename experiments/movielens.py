@@ -287,7 +287,7 @@ def _list_sentences(results: dict, folds: list) -> list[str]:
     n = len(folds)
     scope = f"the {n}-fold mean" if n > 1 else folds[0]
     topn = results[folds[0]]["topn"]
-    ndcg = {m: _mean(results, folds, lambda r, m=m: r["topn"]["methods"][m]["ndcg@10"]) for m in topn["methods"]}
+    ndcg = {m: fold_mean(results, folds, lambda r, m=m: r["topn"]["methods"][m]["ndcg@10"]) for m in topn["methods"]}
     lines = []
     pooled = pooled_list_interval(results, folds)
     for m in sorted((m for m in ndcg if m != "profile" and ndcg[m] < ndcg["profile"]), key=lambda m: -ndcg[m]):
@@ -319,7 +319,8 @@ def _list_control_sentences(results: dict, folds: list, ndcg: dict, scope: str) 
     topn = results[folds[0]]["topn"]
     lines = []
     controls = {
-        c: _mean(results, folds, lambda r, c=c: r["topn"]["controls"][c]["ndcg@10"]) for c in topn.get("controls", {})
+        c: fold_mean(results, folds, lambda r, c=c: r["topn"]["controls"][c]["ndcg@10"])
+        for c in topn.get("controls", {})
     }
     if "random_support" in controls:
         diffs = _fold_differences(results, folds, "random_support")
@@ -357,9 +358,9 @@ def readme_table(results: dict, folds: list) -> list[str]:
     holds exactly these lines): five-fold means, and for the lists the product minus each with the
     interval of the mean over folds (users resampled within folds) where the results keep per-user
     figures."""
-    ndcg = lambda m: _mean(results, folds, lambda r: r["topn"]["methods"][m]["ndcg@10"])  # noqa: E731
-    control = lambda m: _mean(results, folds, lambda r: r["topn"]["controls"][m]["ndcg@10"])  # noqa: E731
-    auc = lambda m: _mean(results, folds, lambda r: r["methods"][m]["auc_full"])  # noqa: E731
+    ndcg = lambda m: fold_mean(results, folds, lambda r: r["topn"]["methods"][m]["ndcg@10"])  # noqa: E731
+    control = lambda m: fold_mean(results, folds, lambda r: r["topn"]["controls"][m]["ndcg@10"])  # noqa: E731
+    auc = lambda m: fold_mean(results, folds, lambda r: r["methods"][m]["auc_full"])  # noqa: E731
     pooled = pooled_list_interval(results, folds)
 
     def diff(m: str) -> str:
@@ -393,7 +394,7 @@ def readme_table(results: dict, folds: list) -> list[str]:
     return rows
 
 
-def _mean(results: dict, folds: list, path) -> float:
+def fold_mean(results: dict, folds: list, path) -> float:
     """The mean over folds of ``path(result of a fold)`` (NaN where a fold lacks it)."""
     values = []
     for f in folds:
@@ -417,7 +418,7 @@ def _beaten_sentences(results: dict, folds: list, auc: dict) -> list[str]:
     if not all("topn" in results[f] for f in folds):
         return lines
     ndcg = {
-        m: _mean(results, folds, lambda r, m=m: r["topn"]["methods"][m]["ndcg@10"])
+        m: fold_mean(results, folds, lambda r, m=m: r["topn"]["methods"][m]["ndcg@10"])
         for m in results[folds[0]]["topn"]["methods"]
     }
     for m in sorted((m for m in ndcg if m != "profile" and ndcg[m] >= ndcg["profile"]), key=lambda m: -ndcg[m]):
@@ -526,7 +527,7 @@ def _topn_section(results: dict, folds: list) -> list[str]:
     u1 = results[folds[0]]
     t = u1["topn"]
     names = list(t["methods"])
-    mean = {m: _mean(results, folds, lambda r, m=m: r["topn"]["methods"][m]["ndcg@10"]) for m in names}
+    mean = {m: fold_mean(results, folds, lambda r, m=m: r["topn"]["methods"][m]["ndcg@10"]) for m in names}
     head = "| method | " + " | ".join(f"{f} NDCG@10" for f in folds)
     head += " | mean | profile − method, per fold [95 % over users] |"
     lines = [

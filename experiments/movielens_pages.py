@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .common import RESULTS
 from .confirm import reading
-from .movielens import PAPER, open_edges, pooled_list_interval, readme_table
+from .movielens import PAPER, fold_mean, open_edges, pooled_list_interval, readme_table
 
 FOLDS = ["u1", "u2", "u3", "u4", "u5"]
 # the words of the protocol's reading after "the product is"
@@ -39,13 +39,14 @@ def _versus(pooled: dict, name: str, label: str) -> str:
 
 
 def _mean(results: dict, folds: list, *path: str) -> float:
-    values = []
-    for f in folds:
-        v = results[f]
+    """The five-fold mean of ``results[fold][path...]``."""
+
+    def at(r: dict):
         for key in path:
-            v = v[key]
-        values.append(float(v))
-    return sum(values) / len(values)
+            r = r[key]
+        return r
+
+    return fold_mean(results, folds, at)
 
 
 def _lists_paragraph(results: dict, folds: list) -> str:
