@@ -16,11 +16,13 @@ paste.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from .common import RESULTS
 from .confirm import reading
 from .movielens import PAPER, fold_mean, open_edges, pooled_list_interval, readme_table
+from .seeds import runs_in
 
 FOLDS = ["u1", "u2", "u3", "u4", "u5"]
 # the words of the protocol's reading after "the product is"
@@ -105,23 +107,44 @@ def _edges_sentence(results: dict) -> str:
     return "Settings still on an open edge after the search: " + "; ".join(edges) + "."
 
 
+def measured_code(commit: str) -> str | None:
+    """The git trees of the measured packages (recsys, coclust, ingest) at ``commit``: two commits
+    with the same measure the same code.  None for a dirty or unknown commit, or without git."""
+    if not commit or commit.endswith("-dirty"):
+        return None
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(Path(__file__).resolve().parent), "rev-parse"]
+            + [f"{commit}:{package}" for package in ("recsys", "coclust", "ingest")],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout
+
+
 def _seeds_sentence(seeds: list[dict], commit: str) -> str:
     from .seeds import spread
 
-    commits = sorted({r.get("commit", "?")[:7] for r in seeds})
+    commits = sorted({r.get("commit") or "?" for r in seeds})
     link = "[experiments/results/seeds.md](experiments/results/seeds.md), `python -m experiments.seeds`"
-    if commits != [commit[:7]]:
+    code = measured_code(commit)
+    if code is None or any(measured_code(c) != code for c in commits):
         return (
-            f"The spread over three seeds of the tuning split ({link}) was measured at {', '.join(commits)}, "
-            "not with the code measured above: it is not repeated here until it is run again."
+            f"The spread over three seeds of the tuning split ({link}) was measured at "
+            f"{', '.join(c[:7] for c in commits)}, not with the code measured above: it is not repeated here until "
+            "it is run again."
         )
     s = spread(seeds, FOLDS)
     keys = sorted(s["profile"]["by_seed"])
     lead = {m: ", ".join(f"{s['profile']['by_seed'][k] - s[m]['by_seed'][k]:+.4f}" for k in keys) for m in s}
     return (
-        f"Over three seeds of the tuning split ({', '.join(map(str, keys))}; {link}) the five-fold means move by "
-        f"at most {s['profile']['range']:.4f} (product), {s['ease']['range']:.4f} (EASE) and "
-        f"{s['ials']['range']:.4f} (iALS); product − EASE is {lead['ease']}, product − iALS {lead['ials']}."
+        f"Over three seeds of the tuning split ({', '.join(map(str, keys))}, seed 0 the table's run; {link}) the "
+        f"five-fold means move by at most {s['profile']['range']:.4f} (product), {s['ease']['range']:.4f} (EASE) "
+        f"and {s['ials']['range']:.4f} (iALS); product − EASE is {lead['ease']}, product − iALS {lead['ials']}."
     )
 
 
@@ -167,14 +190,17 @@ def readme_section(payload: dict, seeds: list[dict], cornac: dict) -> str:
         _cornac_sentence(cornac, commit),
     ]
     table = "\n".join(readme_table(results, folds))
-    more = "Every figure, per fold and with its interval: [docs/evaluation.md](docs/evaluation.md)."
+    more = (
+        "Every figure, per fold and with its interval: [docs/evaluation.md](docs/evaluation.md). The "
+        "confirmation on data the design never saw is below."
+    )
     return "\n\n".join([intro, table, *prose, more]) + "\n"
 
 
 def section_from(results: Path = RESULTS) -> str:
     """:func:`readme_section` of the results files in ``results``."""
     payload = json.loads((results / "movielens.json").read_text())
-    seeds = [json.loads(p.read_text()) for p in sorted((results / "seeds").glob("*.json"))]
+    seeds = runs_in(results / "seeds", results / "movielens.json")
     cornac = json.loads((results / "cornac.json").read_text())
     return readme_section(payload, seeds, cornac)
 
@@ -470,6 +496,6 @@ if __name__ == "__main__":
     print(section_from(), end="")
     print("\n---- docs/evaluation.md ----\n")
     payload = json.loads((RESULTS / "movielens.json").read_text())
-    seeds = [json.loads(p.read_text()) for p in sorted((RESULTS / "seeds").glob("*.json"))]
+    seeds = runs_in(RESULTS / "seeds", RESULTS / "movielens.json")
     print(evaluation_section(payload, seeds))
     print(search_paragraph(payload["results"], payload["folds"]))
