@@ -73,6 +73,46 @@ def test_sparse_similarities_are_the_dense_ones(monkeypatch, n_neighbours):
         assert all(ss[t] > ss[t + 1] or (ss[t] == ss[t + 1] and si[t] < si[t + 1]) for t in range(len(si) - 1))
 
 
+def test_a_co_member_budget_reads_each_rows_smallest_co_clusters_first():
+    """``budget``: a row whose co-clusters' sizes fit it is exact; one whose sizes do not reads its
+    smallest co-clusters while they fit, and its similarities are those of that subset alone."""
+    rng = np.random.default_rng(7)
+    lists = [np.unique(rng.integers(0, 120, rng.integers(2, 40))) for _ in range(60)]
+    members = Csr.from_lists(lists, 120)
+    exact = nbmod.from_coclusters(members, 120, 30, block=32, sparse_up_to=1e9)
+    roomy = nbmod.from_coclusters(members, 120, 30, block=32, sparse_up_to=1e9, budget=10**9)
+    assert np.array_equal(exact.ptr, roomy.ptr) and np.array_equal(exact.idx, roomy.idx)
+    assert np.array_equal(exact.sim, roomy.sim)
+    budget = 60
+    bounded = nbmod.from_coclusters(members, 120, 30, block=32, sparse_up_to=1e9, budget=budget)
+    w = nbmod.cocluster_weights(members.lengths)
+    norms = nbmod.membership_norms(members, 120)
+    sizes = members.lengths
+    of = [[c for c in range(len(lists)) if a in set(lists[c])] for a in range(120)]
+    capped = 0
+    for a in range(120):
+        mine = sorted(of[a], key=lambda c: (sizes[c], c))
+        if sizes[mine].sum() > budget:
+            capped += 1
+            kept, used = [], 0
+            for c in mine:
+                if kept and used + sizes[c] > budget:
+                    break
+                kept.append(c)
+                used += sizes[c]
+            mine = kept
+        sim = np.zeros(120)
+        for c in mine:
+            sim[lists[c]] += w[c]
+        sim = sim / (norms[a] * np.where(norms > 0, norms, 1.0))
+        sim[a] = 0.0
+        idx, got = bounded.of(a)
+        assert np.allclose(got, sim[idx]) and (got > 0).all()
+        assert len(idx) == min(30, int((sim > 0).sum()))
+        assert got.min(initial=np.inf) >= np.sort(sim)[-len(idx)] - 1e-12 if len(idx) else True
+    assert capped > 10  # the budget binds on many rows
+
+
 def test_the_sparse_neighbourhoods_are_chosen_by_the_co_memberships_products(monkeypatch):
     """``sparse_up_to`` picks the path by ``sum_c |c|²`` against entities², not by the entity count."""
     rng = np.random.default_rng(5)

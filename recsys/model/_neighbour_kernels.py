@@ -18,12 +18,15 @@ from coclust._kernels import argsort_float, copy_into, kth_smallest
 
 
 @numba.njit(nogil=True, cache=True)
-def top_k_similar(a_ptr, a_idx, a_val, t_ptr, t_idx, t_val, inv, lo, hi, k):
+def top_k_similar(a_ptr, a_idx, a_val, t_ptr, t_idx, t_val, inv, lo, hi, k, budget=0):
     """Rows ``lo..hi`` of ``S = (A Aᵀ)[a, b] inv[a] inv[b]`` (``A`` in CSR, ``t_*`` its transpose),
     each row's ``k`` largest positive entries but its own, in decreasing value, ties by column.
 
     The sums are those of scipy's sparse product (the same terms added in the same order, so
-    the same floats).  Returns ``(lengths, columns, values)``."""
+    the same floats).  ``budget`` > 0 bounds the co-members a row visits: when its columns' lengths
+    (its co-clusters' sizes) add up to more, it reads its smallest co-clusters first — the ones a
+    pair's similarity weighs most — as long as they fit (the smallest at least).  Returns
+    ``(lengths, columns, values)``."""
     n = len(inv)
     acc = np.zeros(n)
     seen = np.zeros(n, dtype=np.bool_)
@@ -34,7 +37,11 @@ def top_k_similar(a_ptr, a_idx, a_val, t_ptr, t_idx, t_val, inv, lo, hi, k):
     out = 0
     for r in range(lo, hi):
         m = 0
-        for p in range(a_ptr[r], a_ptr[r + 1]):
+        if budget > 0:
+            visit = _within_budget(a_ptr[r], a_ptr[r + 1], a_idx, t_ptr, budget)
+        else:
+            visit = np.arange(a_ptr[r], a_ptr[r + 1])
+        for p in visit:
             c, v = a_idx[p], a_val[p]
             for q in range(t_ptr[c], t_ptr[c + 1]):
                 b = t_idx[q]
@@ -61,6 +68,25 @@ def top_k_similar(a_ptr, a_idx, a_val, t_ptr, t_idx, t_val, inv, lo, hi, k):
         lengths[r - lo] = len(c_)
         out += len(c_)
     return lengths, cols[:out], vals[:out]
+
+
+@numba.njit(inline="always")
+def _within_budget(start, stop, a_idx, t_ptr, budget):
+    """The positions ``start..stop`` of a row's co-clusters to visit: all of them, in order, when
+    their sizes fit ``budget``; else the smallest first while they fit (in order of position)."""
+    sizes = np.empty(stop - start, dtype=np.float64)
+    for j in range(stop - start):
+        c = a_idx[start + j]
+        sizes[j] = t_ptr[c + 1] - t_ptr[c]
+    if sizes.sum() <= budget:
+        return np.arange(start, stop)
+    order = argsort_float(sizes)
+    used = 0.0
+    m = 0
+    while m < len(order) and (m == 0 or used + sizes[order[m]] <= budget):
+        used += sizes[order[m]]
+        m += 1
+    return np.sort(order[:m]) + start
 
 
 @numba.njit(inline="always")

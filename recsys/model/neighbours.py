@@ -83,7 +83,13 @@ def membership_norms(members: Csr, n_entities: int) -> np.ndarray:
 
 
 def from_coclusters(
-    members: Csr, n_entities: int, n_neighbours: int, block: int = 512, done=None, sparse_up_to: float | None = None
+    members: Csr,
+    n_entities: int,
+    n_neighbours: int,
+    block: int = 512,
+    done=None,
+    sparse_up_to: float | None = None,
+    budget: int = 0,
 ) -> Neighbours:
     """The ``n_neighbours`` most similar entities of each entity, from co-clusters × entities
     ``members``; ``done(share)`` is told as blocks of entities complete.
@@ -93,7 +99,11 @@ def from_coclusters(
     the sums add) are at most this many times ``n_entities²`` (the dense path's rows), whatever the
     entity count.  Without it, by the entity count alone (:data:`DENSE_SIMILARITY_ENTITIES`).  The
     two paths give the same similarities; where several entities tie at the ``n_neighbours``-th,
-    the sparse path keeps the smaller indices, the dense one numpy's partition's choice."""
+    the sparse path keeps the smaller indices, the dense one numpy's partition's choice.
+
+    ``budget`` (> 0; the sparse path): the co-members an entity's similarities read at most — its
+    smallest co-clusters first (:func:`recsys.model._neighbour_kernels.top_k_similar`), so that
+    the work is at most ``budget`` a row whatever the co-clusters' sizes."""
     import scipy.sparse as sp
 
     w = cocluster_weights(members.lengths)
@@ -106,17 +116,19 @@ def from_coclusters(
     sparse = None
     if sparse_up_to is not None:
         sparse = float((members.lengths.astype(np.float64) ** 2).sum()) <= sparse_up_to * float(n_entities) ** 2
-    return _top_similar(A, A.T.tocsr(), inv, n_neighbours, block, done, sparse)
+    return _top_similar(A, A.T.tocsr(), inv, n_neighbours, block, done, sparse, budget)
 
 
-def _top_similar(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=None, sparse=None) -> Neighbours:
+def _top_similar(
+    A, At, inv: np.ndarray, n_neighbours: int, block: int, done=None, sparse=None, budget: int = 0
+) -> Neighbours:
     """Each row's ``n_neighbours`` largest positive ``(A A^T)[a, b] inv[a] inv[b]``, decreasing
     (ties by index); from the co-members alone when ``sparse`` (None: above
     :data:`DENSE_SIMILARITY_ENTITIES` rows)."""
     if done is not None:
         done(0.0)
     if sparse or (sparse is None and A.shape[0] > DENSE_SIMILARITY_ENTITIES):
-        return _top_similar_sparse(A, At, inv, n_neighbours, block, done)
+        return _top_similar_sparse(A, At, inv, n_neighbours, block, done, budget)
     n_entities = A.shape[0]
     k = min(n_neighbours, n_entities - 1)
     # blocks on every core (the sparse product, the partition and the sort release the GIL), one
@@ -155,15 +167,17 @@ def _similar_block(A, At, inv: np.ndarray, k: int, block: int, lo: int) -> tuple
     return top[keep], top_sim[keep], keep.sum(axis=1)
 
 
-def _sparse_block(a: tuple, t: tuple, inv: np.ndarray, n_neighbours: int, block: int, lo: int):
+def _sparse_block(a: tuple, t: tuple, inv: np.ndarray, n_neighbours: int, block: int, budget: int, lo: int):
     """Rows ``lo..lo+block-1`` of :func:`_top_similar_sparse` (compiled)."""
     from ._neighbour_kernels import top_k_similar
 
     n_entities = len(a[0]) - 1
-    return top_k_similar(*a, *t, inv, lo, min(n_entities, lo + block), n_neighbours)
+    return top_k_similar(*a, *t, inv, lo, min(n_entities, lo + block), n_neighbours, budget)
 
 
-def _top_similar_sparse(A, At, inv: np.ndarray, n_neighbours: int, block: int, done=None) -> Neighbours:
+def _top_similar_sparse(
+    A, At, inv: np.ndarray, n_neighbours: int, block: int, done=None, budget: int = 0
+) -> Neighbours:
     """:func:`_top_similar` from the co-members of each row alone (a compiled sparse product and
     top-k per row), blocks of rows on every core."""
     n_entities = A.shape[0]
@@ -172,7 +186,7 @@ def _top_similar_sparse(A, At, inv: np.ndarray, n_neighbours: int, block: int, d
     inv = np.ascontiguousarray(inv, dtype=np.float64)
     starts = range(0, n_entities, block)
     parts = []
-    for lo, part in zip(starts, cluster.map_ordered(_sparse_block, starts, a, t, inv, n_neighbours, block)):
+    for lo, part in zip(starts, cluster.map_ordered(_sparse_block, starts, a, t, inv, n_neighbours, block, budget)):
         parts.append(part)  # in order of rows
         if done is not None:
             done(min(n_entities, lo + block) / n_entities)
