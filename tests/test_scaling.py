@@ -1,6 +1,7 @@
 """The rules for large data (``ProfileRecommender(scaling=...)``): one fit, a per-user budget of
 co-clusters, the item penalty grown with the like counts; and the sparse similarity path."""
 
+import dataclasses
 import re
 
 import numpy as np
@@ -190,6 +191,17 @@ def test_the_budget_bounds_each_users_coclusters(data):
     free, _ = fit_profiles(train, attrs, items, Learning(like_params=FAST, dislike_params=FAST, item_l2=None))
     assert free.like.of_user.lengths.max() > 3  # the budget did bind
     assert COCLUSTERS_PER_USER >= 100
+
+
+def test_a_neighbour_budget_reaches_every_neighbourhood_and_changes_only_the_capped_rows(data):
+    train, _, attrs, items = data
+    how = Learning(like_params=FAST, dislike_params=FAST, item_l2=None, sparse_neighbours=1e9)
+    free, _ = fit_profiles(train, attrs, items, how)
+    roomy, _ = fit_profiles(train, attrs, items, dataclasses.replace(how, neighbour_budget=10**9))
+    tight, _ = fit_profiles(train, attrs, items, dataclasses.replace(how, neighbour_budget=5))
+    for key in free.neighbours:
+        assert np.array_equal(free.neighbours[key].idx, roomy.neighbours[key].idx), key
+    assert not np.array_equal(free.neighbours["like_users"].sim, tight.neighbours["like_users"].sim)
 
 
 def test_add_ratings_refuses_strangers(data):

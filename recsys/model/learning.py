@@ -93,6 +93,10 @@ class Learning:
         The neighbourhoods from co-members alone where the co-memberships' products are at most
         this many times entities² (:func:`~recsys.model.neighbours.from_coclusters`'s
         ``sparse_up_to``); by the entity count by default.
+    neighbour_budget : int
+        The co-members an entity's neighbourhood reads at most on the sparse path, its smallest
+        co-clusters first (:func:`~recsys.model.neighbours.from_coclusters`'s ``budget``); 0 (the
+        default): all of them.
     """
 
     like_threshold: float = 2.0
@@ -110,6 +114,7 @@ class Learning:
     feedback: str = "explicit"
     attribute_fit: str = "joint"
     sparse_neighbours: float | None = None
+    neighbour_budget: int = 0
 
 
 def fit_profiles(
@@ -143,7 +148,14 @@ def fit_profiles(
         if how.n_neighbours:
             say("neighbourhoods")
         nbrs = _neighbourhoods(
-            coclusters, vocab, how.neighbours, how.n_neighbours, how.like_threshold, say, how.sparse_neighbours
+            coclusters,
+            vocab,
+            how.neighbours,
+            how.n_neighbours,
+            how.like_threshold,
+            say,
+            how.sparse_neighbours,
+            how.neighbour_budget,
         )
     fp = vocab.profiles(coclusters, nbrs, how.like_threshold, how.features, how.user_budget or 0, how.feedback)
     fp = dataclasses.replace(fp, attribute_fit=how.attribute_fit)
@@ -404,11 +416,12 @@ def _neighbourhoods(
     like_threshold: float,
     say=None,
     sparse_up_to: float | None = None,
+    budget: int = 0,
 ) -> dict:
     """Users' and items' neighbours through each side's co-clusters; with ``neighbours="ratings"``
     the like side's from plain co-ratings instead (the control) and no dislike side; none at all
-    with ``n_neighbours=0`` (the paper's rule reads the co-clusters only).  ``sparse_up_to``:
-    :func:`~recsys.model.neighbours.from_coclusters`'s."""
+    with ``n_neighbours=0`` (the paper's rule reads the co-clusters only).  ``sparse_up_to`` and
+    ``budget``: :func:`~recsys.model.neighbours.from_coclusters`'s."""
     n_users, n_items = len(vocab.users), len(vocab.items)
     counts = {"users": n_users, "items": n_items}
     nbrs = {f"{side}_{who}": Neighbours.empty(n) for side in SIDES for who, n in counts.items()}
@@ -429,6 +442,7 @@ def _neighbourhoods(
                 n_neighbours,
                 done=lambda f, d=f"{side} {who}": tell(say, f, d),
                 sparse_up_to=sparse_up_to,
+                budget=budget,
             )
     return nbrs
 
