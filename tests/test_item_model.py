@@ -375,8 +375,9 @@ def test_an_indefinite_matrix_is_refused_by_name():
         _spd_inverse(np.array([[1.0, 2.0], [2.0, 1.0]]))
 
 
-def test_refits_within_shared_solves_solve_each_item_model_once(monkeypatch):
+def test_refits_within_shared_fits_solve_each_item_model_once(monkeypatch):
     import recsys.model.item_model as im
+    from recsys.model.shared import shared_fits
 
     train, _, attrs, items = taste_data()
     params = dict(like_params=FAST, dislike_params=FAST, item_l2=50.0)
@@ -385,7 +386,7 @@ def test_refits_within_shared_solves_solve_each_item_model_once(monkeypatch):
     monkeypatch.setattr(im, "_item_weights", lambda *a: solves.append(1) or real(*a))
     alone = ProfileRecommender(**params).fit(train, attrs, items).profiles_
     n_fit = len(solves)  # a fit: the validation profiles and the final ones, likes and residuals
-    with im.shared_solves():
+    with shared_fits():
         a = ProfileRecommender(**params).fit(train, attrs, items).profiles_
         b = ProfileRecommender(**params, neighbours="ratings").fit(train, attrs, items).profiles_
         c = ProfileRecommender(**{**params, "item_l2": 60.0}).fit(train, attrs, items).profiles_
@@ -400,15 +401,43 @@ def test_refits_within_shared_solves_solve_each_item_model_once(monkeypatch):
     assert len(solves) == 4 * n_fit, "outside the block nothing is kept"
 
 
-def test_shared_solves_let_the_oldest_go_past_their_bytes(monkeypatch):
-    import recsys.model.item_model as im
+def test_refits_within_shared_fits_learn_each_co_clustering_and_neighbourhood_once(monkeypatch):
+    import recsys.model.learning as learning
+    from recsys.model.shared import shared_fits
+
+    train, _, attrs, items = taste_data()
+    params = dict(like_params=FAST, dislike_params=FAST, item_l2=50.0)
+    calls = {"co": 0, "nb": 0}
+    co, nb = learning._cocluster, learning._neighbourhoods
+    monkeypatch.setattr(learning, "_cocluster", lambda *a: calls.__setitem__("co", calls["co"] + 1) or co(*a))
+    monkeypatch.setattr(learning, "_neighbourhoods", lambda *a: calls.__setitem__("nb", calls["nb"] + 1) or nb(*a))
+    alone = ProfileRecommender(**params).fit(train, attrs, items)
+    per_fit = dict(calls)  # the validation profiles and the final ones: two of each, two sides
+    with shared_fits():
+        a = ProfileRecommender(**params).fit(train, attrs, items)
+        b = ProfileRecommender(**{**params, "item_l2": 60.0}).fit(train, attrs, items)
+        c = ProfileRecommender(**params, neighbours="ratings").fit(train, attrs, items)
+        d = ProfileRecommender(**{**params, "random_state": 1}).fit(train, attrs, items)
+    assert calls["co"] == per_fit["co"] * 3, "the co-clusters of a, b and c are one; d's seed differs"
+    assert calls["nb"] == per_fit["nb"] * 4, "c's neighbourhoods differ, d's co-clusters do"
+    assert a.profiles_.like is b.profiles_.like and a.profiles_.neighbours is b.profiles_.neighbours
+    assert a.profiles_.like is c.profiles_.like and a.profiles_.neighbours is not c.profiles_.neighbours
+    users, found = train["user"].to_numpy(), train["item"].to_numpy()
+    assert np.array_equal(a.predict_many(users, found).score, alone.predict_many(users, found).score)
+    assert a.report_["like_coclusters"] == alone.report_["like_coclusters"]
+    assert d.profiles_.like is not a.profiles_.like
+
+
+def test_shared_fits_let_the_oldest_go_past_their_bytes(monkeypatch):
 
     rng = np.random.default_rng(3)
     X = (rng.random((30, 10)) < 0.4).astype(float)
     liked = Csr.from_pairs(*np.nonzero(X), X.shape)
     support = support_of(Csr.from_pairs(*np.nonzero(np.ones((1, 10))), (1, 10)), 10)
-    monkeypatch.setattr(im, "SHARED_SOLVES_BYTES", 1)
-    with im.shared_solves():
+    import recsys.model.shared as shared
+
+    monkeypatch.setattr(shared, "SHARED_BYTES", 1)
+    with shared.shared_fits():
         first = item_weights(liked, support, 1.0)
         item_weights(liked, support, 2.0)  # the only one kept now
         assert item_weights(liked, support, 1.0) is not first

@@ -59,9 +59,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import RatingsError
-from ..model.item_model import shared_solves
 from ..model.ratings import holdout_mask
 from ..model.settings import PAPER_PARAMS
+from ..model.shared import shared_fits
 from ..model.terms import GROUPS
 from ..model.threads import cores
 from .beside import Beside
@@ -416,9 +416,10 @@ def evaluate(
 ) -> dict:
     """Run the protocol (module docstring) on one train/test split; returns every figure as a dict:
     ``methods``, ``ablations``, ``ci``, ``topn``, ``strong``, ``profile`` (the fitted model's
-    counts), ``protocol`` and ``seconds``.  The profile model's refits share their item models'
-    solves where the inputs are the same (:func:`~recsys.model.item_model.shared_solves`)."""
-    with shared_solves():
+    counts), ``protocol`` and ``seconds``.  The profile model's refits share their co-clusters,
+    neighbourhoods and item models' solves where the inputs are the same
+    (:func:`~recsys.model.shared.shared_fits`)."""
+    with shared_fits():
         return _evaluate(train, test, attributes, items, protocol, setup, progress)
 
 

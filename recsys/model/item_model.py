@@ -29,11 +29,6 @@ named co-clusters that hold both (:mod:`recsys.model.explanation`).  ``W`` is sp
 
 from __future__ import annotations
 
-import hashlib
-from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import NamedTuple
 
 import numpy as np
@@ -41,6 +36,7 @@ import numpy as np
 from . import cluster
 from .csr import Csr
 from .ids import distinct
+from .shared import csr_bytes, csr_digest, remembered
 from .threads import cores
 
 # item catalogues up to this size use one dense Gram matrix (8 × items² bytes: 0.5 GB at 8,000);
@@ -53,9 +49,6 @@ DENSE_GRAM_SHARE = 0.25
 DENSE_GRAM_BYTES = 4 << 30
 # flops the per-item solves may take (about four seconds on two cores); above it supports are capped
 FLOP_BUDGET = 1e11
-# bytes of weights :func:`shared_solves` keeps (the oldest solves are let go first)
-SHARED_SOLVES_BYTES = 2 << 30
-_SHARED: ContextVar[OrderedDict | None] = ContextVar("shared_item_solves", default=None)
 
 
 class SparseGram(NamedTuple):
@@ -143,52 +136,6 @@ def _dense_to_csr(W: np.ndarray) -> Csr:
     return Csr(ptr, idx, values, W.shape)
 
 
-@contextmanager
-def shared_solves() -> Iterator[None]:
-    """Within this block, :func:`item_weights` solves each set of inputs once: a second call with
-    the same matrix, support, penalty and caps returns the first call's weights (the same object;
-    nobody writes to fitted weights).  An evaluation refits one model many ways — a control that
-    changes the neighbourhoods, an ablation of the score's terms, the lists without their blend —
-    and each refit solved the same item model again (on ml-latest-small the neighbourhoods'
-    control took 104 s, now 20 s).  Outside such a block nothing is kept."""
-    token = _SHARED.set(OrderedDict())
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
-def _digest(*arrays) -> str:
-    h = hashlib.blake2b(digest_size=20)
-    for a in arrays:
-        a = np.ascontiguousarray(a)
-        h.update(f"{a.dtype.str}{a.shape}".encode())
-        h.update(memoryview(a).cast("B"))
-    return h.hexdigest()
-
-
-def _csr_digest(m: Csr) -> str:
-    values = np.ones(0) if m.values is None else m.values
-    return _digest(m.ptr, m.idx, values, np.asarray(m.shape), np.asarray([m.values is None]))
-
-
-def _shared(key_of: Callable[[], tuple], solve: Callable[[], Csr]) -> Csr:
-    """``solve()``, or the weights a call with the key ``key_of()`` gave within :func:`shared_solves`
-    (outside, no key is made: hashing a large support takes a quarter second)."""
-    memo = _SHARED.get()
-    if memo is None:
-        return solve()
-    key = key_of()
-    if key in memo:
-        memo.move_to_end(key)
-        return memo[key]
-    memo[key] = weights = solve()
-    size = lambda w: w.ptr.nbytes + w.idx.nbytes + (0 if w.values is None else w.values.nbytes)  # noqa: E731
-    while len(memo) > 1 and sum(size(w) for w in memo.values()) > SHARED_SOLVES_BYTES:
-        memo.popitem(last=False)
-    return weights
-
-
 def item_weights(
     liked: Csr,
     support: Csr,
@@ -206,10 +153,11 @@ def item_weights(
     ``max_partners``, each item keeps the partners it is most liked with (see
     :func:`capped_support`).  ``done(share)`` is told as the solves complete (the share of their
     flops).  The weights' pattern is the support solved on: ``W.transpose()`` gives it back.
-    Within :func:`shared_solves`, the same inputs are solved once."""
-    return _shared(
-        lambda: ("item_weights", _csr_digest(liked), _csr_digest(support), float(l2), float(budget), max_partners),
+    Within :func:`~recsys.model.shared.shared_fits`, the same inputs are solved once."""
+    return remembered(
+        lambda: ("item_weights", csr_digest(liked), csr_digest(support), float(l2), float(budget), max_partners),
         lambda: _item_weights(liked, support, l2, threads, budget, max_partners, done),
+        csr_bytes,
     )
 
 

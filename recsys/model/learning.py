@@ -46,6 +46,7 @@ from .profiles import CoClusters, FittedProfiles
 from .progress import COCLUSTER_STEPS, tell
 from .ratings import check_ratings, rating_baseline
 from .settings import RECOMMENDER_PARAMS, SIDES
+from .shared import csr_bytes, frame_digest, remembered
 from .threads import cores, in_threads
 
 
@@ -138,24 +139,51 @@ def fit_profiles(
         say(f"relations of {len(ratings):,} {'interactions' if how.feedback == 'implicit' else 'ratings'}")
         rel = _RelationColumns.of(ratings, vocab, how.like_threshold)
     report = {"relations": rel.summary, "features": how.features}
-    coclusters = {}
-    for side, params in zip(SIDES, (how.like_params, how.dislike_params), strict=True):
-        with _timed(timings, f"cocluster_{side}"):
-            coclusters[side] = _cocluster(
-                side, rel, vocab, how.features, params, how.random_state, report, say, how.user_budget
-            )
+    # an evaluation's refits on the same ratings learn the same co-clusters and neighbourhoods once
+    # (recsys.model.shared; outside its block nothing is kept and no key is made)
+    inputs = _InputsKey(ratings, item_attributes, items, universe, how)
+
+    learnt = []
+
+    def learn_coclusters() -> tuple[dict, dict, dict]:
+        learnt.append(True)
+        out, side_report, side_timings = {}, {}, {}
+        for side, params in zip(SIDES, (how.like_params, how.dislike_params), strict=True):
+            with _timed(side_timings, f"cocluster_{side}"):
+                out[side] = _cocluster(
+                    side, rel, vocab, how.features, params, how.random_state, side_report, say, how.user_budget
+                )
+        return out, side_report, side_timings
+
+    coclusters, side_report, side_timings = remembered(
+        lambda: ("coclusters", inputs.key()), learn_coclusters, lambda v: sum(map(_coclusters_bytes, v[0].values()))
+    )
+    report.update(side_report)
+    # a step reused from an earlier fit took no time in this one
+    timings.update(side_timings if learnt else dict.fromkeys(side_timings, 0.0))
     with _timed(timings, "neighbours"):
         if how.n_neighbours:
             say("neighbourhoods")
-        nbrs = _neighbourhoods(
-            coclusters,
-            vocab,
-            how.neighbours,
-            how.n_neighbours,
-            how.like_threshold,
-            say,
-            how.sparse_neighbours,
-            how.neighbour_budget,
+        nbrs = remembered(
+            lambda: (
+                "neighbourhoods",
+                inputs.key(),
+                how.neighbours,
+                how.n_neighbours,
+                how.sparse_neighbours,
+                how.neighbour_budget,
+            ),
+            lambda: _neighbourhoods(
+                coclusters,
+                vocab,
+                how.neighbours,
+                how.n_neighbours,
+                how.like_threshold,
+                say,
+                how.sparse_neighbours,
+                how.neighbour_budget,
+            ),
+            lambda v: sum(n.ptr.nbytes + n.idx.nbytes + n.sim.nbytes for n in v.values()),
         )
     fp = vocab.profiles(coclusters, nbrs, how.like_threshold, how.features, how.user_budget or 0, how.feedback)
     fp = dataclasses.replace(fp, attribute_fit=how.attribute_fit)
@@ -173,6 +201,32 @@ def fit_profiles(
     timings["total"] = time.perf_counter() - t0
     report["timings"] = timings
     return fp, report
+
+
+class _InputsKey:
+    """What a fit's co-clusters depend on, as a key (made once, when first asked): the ratings,
+    attributes, titles and vocabulary's universe, row by row, and the settings that shape the
+    relations and their co-clustering."""
+
+    def __init__(self, ratings, item_attributes, items, universe, how: Learning):
+        self._frames = (ratings, item_attributes, items, universe)
+        self._how = how
+        self._key: tuple | None = None
+
+    def key(self) -> tuple:
+        if self._key is None:
+            import json
+
+            how = self._how
+            frames = tuple(frame_digest(f, [] if f is None else list(f.columns)) for f in self._frames)
+            settings = (how.like_threshold, how.features, how.random_state, how.user_budget, how.feedback)
+            params = json.dumps([how.like_params, how.dislike_params], sort_keys=True, default=str)
+            self._key = (*frames, settings, params)
+        return self._key
+
+
+def _coclusters_bytes(cc: CoClusters) -> int:
+    return csr_bytes(cc.users) + csr_bytes(cc.items) + csr_bytes(cc.attributes)
 
 
 def add_ratings(fp: FittedProfiles, ratings) -> FittedProfiles:
