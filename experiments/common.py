@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -71,6 +72,25 @@ def provenance(started: float, **extra) -> dict:
     from recsys.provenance import provenance as base
 
     return base(wall_seconds=round(time.perf_counter() - started, 1), **extra)
+
+
+def measured_code(commit: str) -> str | None:
+    """The git trees of the measured packages (recsys, coclust, ingest) at ``commit``: two commits
+    with the same measure the same code.  None for a dirty or unknown commit, or without git."""
+    if not commit or commit.endswith("-dirty"):
+        return None
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(Path(__file__).resolve().parent), "rev-parse"]
+            + [f"{commit}:{package}" for package in ("recsys", "coclust", "ingest")],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout
 
 
 def provenance_md(p: dict) -> str:

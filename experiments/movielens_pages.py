@@ -16,10 +16,9 @@ paste.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
-from .common import RESULTS
+from .common import RESULTS, measured_code
 from .confirm import reading
 from .movielens import PAPER, fold_mean, open_edges, pooled_list_interval, readme_table
 from .seeds import runs_in
@@ -105,25 +104,6 @@ def _edges_sentence(results: dict) -> str:
     if not edges:
         return "No chosen setting of any method sits on an open edge of its search, on any fold."
     return "Settings still on an open edge after the search: " + "; ".join(edges) + "."
-
-
-def measured_code(commit: str) -> str | None:
-    """The git trees of the measured packages (recsys, coclust, ingest) at ``commit``: two commits
-    with the same measure the same code.  None for a dirty or unknown commit, or without git."""
-    if not commit or commit.endswith("-dirty"):
-        return None
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(Path(__file__).resolve().parent), "rev-parse"]
-            + [f"{commit}:{package}" for package in ("recsys", "coclust", "ingest")],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout
 
 
 def _seeds_sentence(seeds: list[dict], commit: str) -> str:
@@ -482,7 +462,9 @@ def evaluation_section(payload: dict, seeds: list[dict]) -> str:
                 lists.rstrip("\n"),
                 # the docs' tables sign with "−"; the README's paragraph, beside its table, with "-"
                 (_lists_paragraph(results, folds) + " " + _docs_lists_paragraph(results, folds)).replace("-0.", "−0."),
-                _seeds_sentence(seeds, prov["commit"]).replace("](experiments/", "](../experiments/"),
+                _seeds_sentence(seeds, prov["commit"])
+                .replace("](experiments/", "](../experiments/")
+                .replace("-0.", "−0."),
                 "Like or dislike — AUC of telling a test rating above 2 from one at or below it:",
                 aucs.rstrip("\n"),
                 _docs_auc_paragraph(results, folds, payload.get("paper_variants")),
@@ -492,10 +474,14 @@ def evaluation_section(payload: dict, seeds: list[dict]) -> str:
     )
 
 
+def evaluation_from(results: Path = RESULTS) -> tuple[str, str]:
+    """:func:`evaluation_section` and :func:`search_paragraph` of the results files in ``results``."""
+    payload = json.loads((results / "movielens.json").read_text())
+    seeds = runs_in(results / "seeds", results / "movielens.json")
+    return evaluation_section(payload, seeds), search_paragraph(payload["results"], payload["folds"])
+
+
 if __name__ == "__main__":
     print(section_from(), end="")
     print("\n---- docs/evaluation.md ----\n")
-    payload = json.loads((RESULTS / "movielens.json").read_text())
-    seeds = runs_in(RESULTS / "seeds", RESULTS / "movielens.json")
-    print(evaluation_section(payload, seeds))
-    print(search_paragraph(payload["results"], payload["folds"]))
+    print(*evaluation_from(), sep="\n")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import RESULTS
+from .common import RESULTS, measured_code
 from .runner import data_home
 
 RANKERS = ("ease", "ials", "profile")
@@ -108,11 +108,13 @@ def spread(runs: list[dict], folds: list[str]) -> dict:
 def markdown(runs: list[dict], folds: list[str]) -> str:
     s = spread(runs, folds)
     all_seeds = sorted({r["seed"] for r in runs})
-    commits = sorted({r.get("commit", "?")[:12] for r in runs})
+    commits = sorted({r.get("commit") or "?" for r in runs})
+    same = len(commits) > 1 and len({measured_code(c) for c in commits}) == 1 and measured_code(commits[0]) is not None
+    said = f"{', '.join(c[:12] for c in commits)}" + (" (the same recsys, coclust and ingest at each)" if same else "")
     lines = [
         "# The tuning split's seed: how much the lists' figures move",
         "",
-        f"MovieLens 100K, folds {', '.join(folds)}; commit(s) {', '.join(commits)}. Each method's setting is "
+        f"MovieLens 100K, folds {', '.join(folds)}; commit(s) {said}. Each method's setting is "
         "chosen by the full search on a tuning tenth drawn with each seed, refitted on all training ratings, "
         "scored once on the test. Seed 0 is the table's own run (movielens.json).",
         "",
