@@ -139,52 +139,12 @@ def fit_profiles(
         say(f"relations of {len(ratings):,} {'interactions' if how.feedback == 'implicit' else 'ratings'}")
         rel = _RelationColumns.of(ratings, vocab, how.like_threshold)
     report = {"relations": rel.summary, "features": how.features}
-    # an evaluation's refits on the same ratings learn the same co-clusters and neighbourhoods once
-    # (recsys.model.shared; outside its block nothing is kept and no key is made)
     inputs = _InputsKey(ratings, item_attributes, items, universe, how)
-
-    learnt = []
-
-    def learn_coclusters() -> tuple[dict, dict, dict]:
-        learnt.append(True)
-        out, side_report, side_timings = {}, {}, {}
-        for side, params in zip(SIDES, (how.like_params, how.dislike_params), strict=True):
-            with _timed(side_timings, f"cocluster_{side}"):
-                out[side] = _cocluster(
-                    side, rel, vocab, how.features, params, how.random_state, side_report, say, how.user_budget
-                )
-        return out, side_report, side_timings
-
-    coclusters, side_report, side_timings = remembered(
-        lambda: ("coclusters", inputs.key()), learn_coclusters, lambda v: sum(map(_coclusters_bytes, v[0].values()))
-    )
-    report.update(side_report)
-    # a step reused from an earlier fit took no time in this one
-    timings.update(side_timings if learnt else dict.fromkeys(side_timings, 0.0))
+    coclusters = _shared_coclusters(inputs, rel, vocab, how, report, timings, say)
     with _timed(timings, "neighbours"):
         if how.n_neighbours:
             say("neighbourhoods")
-        nbrs = remembered(
-            lambda: (
-                "neighbourhoods",
-                inputs.key(),
-                how.neighbours,
-                how.n_neighbours,
-                how.sparse_neighbours,
-                how.neighbour_budget,
-            ),
-            lambda: _neighbourhoods(
-                coclusters,
-                vocab,
-                how.neighbours,
-                how.n_neighbours,
-                how.like_threshold,
-                say,
-                how.sparse_neighbours,
-                how.neighbour_budget,
-            ),
-            lambda v: sum(n.ptr.nbytes + n.idx.nbytes + n.sim.nbytes for n in v.values()),
-        )
+        nbrs = _shared_neighbourhoods(inputs, coclusters, vocab, how, say)
     fp = vocab.profiles(coclusters, nbrs, how.like_threshold, how.features, how.user_budget or 0, how.feedback)
     fp = dataclasses.replace(fp, attribute_fit=how.attribute_fit)
     if how.item_l2 is not None:
@@ -201,6 +161,55 @@ def fit_profiles(
     timings["total"] = time.perf_counter() - t0
     report["timings"] = timings
     return fp, report
+
+
+def _shared_coclusters(inputs, rel, vocab, how: Learning, report: dict, timings: dict, say) -> dict:
+    """Each side's co-clusters; an evaluation's refits on the same ratings learn them once
+    (:mod:`recsys.model.shared`: outside its block nothing is kept and no key is made), their report
+    entries the first fit's, their timings 0 where reused."""
+    learnt = []
+
+    def learn() -> tuple[dict, dict, dict]:
+        learnt.append(True)
+        out, side_report, side_timings = {}, {}, {}
+        for side, params in zip(SIDES, (how.like_params, how.dislike_params), strict=True):
+            with _timed(side_timings, f"cocluster_{side}"):
+                out[side] = _cocluster(
+                    side, rel, vocab, how.features, params, how.random_state, side_report, say, how.user_budget
+                )
+        return out, side_report, side_timings
+
+    coclusters, side_report, side_timings = remembered(
+        lambda: ("coclusters", inputs.key()), learn, lambda v: sum(map(_coclusters_bytes, v[0].values()))
+    )
+    report.update(side_report)
+    timings.update(side_timings if learnt else dict.fromkeys(side_timings, 0.0))
+    return coclusters
+
+
+def _shared_neighbourhoods(inputs, coclusters: dict, vocab, how: Learning, say) -> dict:
+    """:func:`_neighbourhoods` as ``how`` asks, learnt once for the same inputs (as the co-clusters)."""
+    return remembered(
+        lambda: (
+            "neighbourhoods",
+            inputs.key(),
+            how.neighbours,
+            how.n_neighbours,
+            how.sparse_neighbours,
+            how.neighbour_budget,
+        ),  # fmt: skip
+        lambda: _neighbourhoods(
+            coclusters,
+            vocab,
+            how.neighbours,
+            how.n_neighbours,
+            how.like_threshold,
+            say,
+            how.sparse_neighbours,
+            how.neighbour_budget,
+        ),
+        lambda v: sum(n.ptr.nbytes + n.idx.nbytes + n.sim.nbytes for n in v.values()),
+    )
 
 
 class _InputsKey:
