@@ -269,26 +269,40 @@ def _print_growth(args) -> None:
             print(line, flush=True)
 
 
-def growth(runs: list[dict], to: int) -> list[str]:
-    """For each shape, structure and train arguments measured at two sizes or more (1 M ratings and
-    up): train time and peak memory fitted as ``c · ratings^b`` (least squares in logs), the exponents
-    and both extrapolated to ``to`` ratings — an extrapolation, said as one, from the sizes measured."""
+def growth_fit(runs: list[dict], group: tuple[str, str, str], to: int) -> dict | None:
+    """The rows of ``group`` (shape, structure, train arguments) at 1 M ratings and up, their train
+    time and peak memory fitted as ``c · ratings^b`` (least squares in logs), and both extrapolated
+    to ``to`` ratings; None below two sizes."""
     import numpy as np
 
+    sel = sorted((r for r in runs if _group(r) == group and r["ratings"] >= 1_000_000), key=lambda r: r["ratings"])
+    if len({r["ratings"] for r in sel}) < 2:
+        return None
+    x = np.log([r["ratings"] for r in sel])
+    fits = {key: np.polyfit(x, np.log([r[key] for r in sel]), 1) for key in ("seconds", "peak_mb")}
+    (bt, at), (bm, am) = fits["seconds"], fits["peak_mb"]
+    return {
+        "rows": sel,
+        "time_exponent": float(bt),
+        "memory_exponent": float(bm),
+        "minutes": float(np.exp(at + bt * np.log(to)) / 60),
+        "gb": float(np.exp(am + bm * np.log(to)) / 1024),
+    }
+
+
+def growth(runs: list[dict], to: int) -> list[str]:
+    """For each shape, structure and train arguments measured at two sizes or more (1 M ratings and
+    up): :func:`growth_fit`, said as an extrapolation from the sizes measured."""
     out = []
     for group in sorted({_group(r) for r in runs}):
-        sel = sorted((r for r in runs if _group(r) == group and r["ratings"] >= 1_000_000), key=lambda r: r["ratings"])
-        if len({r["ratings"] for r in sel}) < 2:
+        fit = growth_fit(runs, group, to)
+        if fit is None:
             continue
-        x = np.log([r["ratings"] for r in sel])
-        fits = {key: np.polyfit(x, np.log([r[key] for r in sel]), 1) for key in ("seconds", "peak_mb")}
-        (bt, at), (bm, am) = fits["seconds"], fits["peak_mb"]
-        sizes = ", ".join(f"{r['ratings'] / 1e6:g} M" for r in sel)
-        minutes, gb = np.exp(at + bt * np.log(to)) / 60, np.exp(am + bm * np.log(to)) / 1024
+        sizes = ", ".join(f"{r['ratings'] / 1e6:g} M" for r in fit["rows"])
         out.append(
             f"    growth of {group[1]} ({group[0]}{', ' + group[2] if group[2] else ''}) from {sizes}: time "
-            f"∝ ratings^{bt:.2f}, memory ∝ ratings^{bm:.2f}; at {to:,} ratings (extrapolated): "
-            f"{minutes:.0f} min, {gb:.1f} GB"
+            f"∝ ratings^{fit['time_exponent']:.2f}, memory ∝ ratings^{fit['memory_exponent']:.2f}; at {to:,} "
+            f"ratings (extrapolated): {fit['minutes']:.0f} min, {fit['gb']:.1f} GB"
         )
     return out
 

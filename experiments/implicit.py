@@ -129,6 +129,57 @@ def markdown(runs: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _said(c: dict, what: str) -> str:
+    """``above EASE (+0.0272 [+0.0236, +0.0304])``: the product against ``what``, by the pooled
+    interval's rule (:func:`experiments.confirm.reading`)."""
+    from .confirm import reading
+
+    word = {"above": "above", "below": "below", "level": "level with"}[reading(c["diff_ci"])]
+    return f"{word} {what} ({_interval(c).replace('-', '−')})"
+
+
+def readme_paragraph(runs: dict) -> str:
+    """The README's figures on interactions, from the results files alone (a test compares them):
+    MovieLens 100K's five folds pooled, then ml-latest-small and the play generator per data set."""
+    names = [f"ml-100k-{f}" for f in FOLDS]
+    labels = {"ease": "EASE", "ials": "iALS", "rp3beta": "RP3beta", "itemknn": "ItemKNN", "bpr": "BPR"}
+    mean = {
+        m: float(np.mean([runs[n]["evaluation"]["topn"]["methods"][m]["ndcg@10"] for n in names]))
+        for m in ("profile", *labels)
+    }
+    both = pooled(runs)
+    grid = next(iter(runs.values()))["grid"]
+    commits = ", ".join(sorted({r["evaluation"].get("commit", "?")[:7] for r in runs.values()}))
+    text = (
+        f"On MovieLens 100K read as interactions (five folds, every method on the {grid} grids of `recsys "
+        f"evaluate`, at {commits}; [experiments/results/implicit.md](experiments/results/implicit.md)) the lists' "
+        "NDCG@10 "
+        f"averages {mean['profile']:.4f} against " + ", ".join(f"{labels[m]}'s {mean[m]:.4f}" for m in labels) + ". "
+        "On the pooled paired interval the product is " + "; ".join(_said(both[m], labels[m]) for m in labels) + "; "
+        f"and {_said(both['random_support'], 'the same item model on random pairs')}."
+    )
+    for name, what in (("ml-latest-small", "On ml-latest-small"), ("plays-100k", "On 100,000 generated plays")):
+        if name in runs:
+            t = runs[name]["evaluation"]["topn"]
+            ci = t["ci"]["versus"]
+            text += (
+                f" {what} it scores {t['methods']['profile']['ndcg@10']:.4f} against EASE's "
+                f"{t['methods']['ease']['ndcg@10']:.4f}: {_said(ci['ease'], 'EASE')}, "
+                f"{_said(ci['random_support'], 'random pairs')}."
+            )
+    edges = sorted(
+        {
+            m
+            for r in runs.values()
+            for m, x in r["evaluation"]["topn"]["methods"].items()
+            if any(v.get("open_edge") for v in x.get("tuning", {}).get("axes", {}).values())
+        }
+    )
+    if edges:
+        text += f" Settings on open edges of the {grid} grids: {', '.join(edges)} (the file names them per data set)."
+    return text + "\n"
+
+
 def main(argv=None) -> None:
     ap = datasets_parser(__doc__, DATASETS, RESULTS / "implicit", "implicit.md")
     ap.add_argument("--grid", default="small", choices=["small", "full"])

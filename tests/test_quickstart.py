@@ -61,7 +61,8 @@ def test_the_first_commands_install_and_run_the_demo(tmp_path, env):
     print(f"recsys demo: {seconds:.0f} s")  # reported by `pytest -s`; the budget is measured in benchmarks
     steps = [line for line in res.stderr.splitlines() if line.strip()]
     assert [s.split("] ")[1][:4] for s in steps] == ["1/4 ", "2/4 ", "3/4 ", "4/4 "], res.stderr
-    assert len(res.stdout.splitlines()) + len(steps) <= 40, res.stdout
+    said = int(re.search(r"prints (\d+) lines", README.read_text()).group(1))  # the README's figure
+    assert len(res.stdout.splitlines()) + len(steps) == said, res.stdout
     assert "On AUC " in res.stdout and "On NDCG@10 " in res.stdout and "people's pages:" in res.stdout
     out = tmp_path / "recsys-demo"
     assert (out / "evaluation.txt").read_text().count("\n") > 40 and not (tmp_path / "no-data-home").exists()

@@ -62,6 +62,14 @@ def test_the_readme_cost_table_is_the_results_file():
         ], cells[0]
 
 
+def test_the_readme_cost_paragraph_is_rendered_from_the_results_file():
+    """Every figure under the README's cost table is a row's of the results file
+    (:func:`benchmarks.scale_pages.readme_paragraph`)."""
+    from benchmarks.scale_pages import readme_paragraph
+
+    assert readme_paragraph(RUNS) in (ROOT / "README.md").read_text()
+
+
 def test_the_benchmark_table_is_the_results_file():
     rows = _table_rows(ROOT / "docs/benchmarks.md", r"\d+ M \(")
     assert len(rows) >= 7
@@ -176,3 +184,13 @@ def test_the_cornac_check_ran_against_these_results():
     for fold, run in runs.items():
         topn = payload["results"][fold]["topn"]["methods"]
         assert run["ours"]["ndcg@10"] == {"profile": topn["profile"]["ndcg@10"], "ease": topn["ease"]["ndcg@10"]}
+
+
+def test_the_readme_implicit_paragraph_is_rendered_from_the_results():
+    """The README's figures on interactions are :func:`experiments.implicit.readme_paragraph` of
+    experiments/results/implicit/."""
+    from experiments.common import runs_in
+    from experiments.implicit import DATASETS, readme_paragraph
+
+    runs = runs_in(ROOT / "experiments/results/implicit", DATASETS)
+    assert readme_paragraph(runs) in (ROOT / "README.md").read_text()
