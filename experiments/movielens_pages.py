@@ -70,6 +70,11 @@ def _lists_paragraph(results: dict, folds: list) -> str:
         f"with that blend ({control('item_model_blend'):.4f}) against theirs: {added[0]}, {added[1]}. What the "
         "co-clusters do is choose the pairs: the same item model on as many random pairs scores "
         f"{control('random_support'):.4f}, on every pair {control('full_support'):.4f}."
+        + (
+            " Read like for like, the co-clusters give the lists their named reasons, not accuracy beyond the anchors."
+            if not any(reading(beyond[name]["diff_ci"]) == "above" for name in ("ease_blend", "ials_blend"))
+            else ""
+        )
     )
 
 
