@@ -28,6 +28,7 @@ users' +1 like / -1 dislike vectors, and of the items'), which no co-cluster can
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -197,7 +198,7 @@ def _shared_neighbourhoods(inputs, coclusters: dict, vocab, how: Learning, say) 
             how.n_neighbours,
             how.sparse_neighbours,
             how.neighbour_budget,
-        ),  # fmt: skip
+        ),
         lambda: _neighbourhoods(
             coclusters,
             vocab,
@@ -224,8 +225,6 @@ class _InputsKey:
 
     def key(self) -> tuple:
         if self._key is None:
-            import json
-
             how = self._how
             frames = tuple(frame_digest(f, [] if f is None else list(f.columns)) for f in self._frames)
             settings = (how.like_threshold, how.features, how.random_state, how.user_budget, how.feedback)
