@@ -386,7 +386,7 @@ def _docs_auc_paragraph(results: dict, folds: list, variants: dict | None) -> st
         f"same model with neighbourhoods from plain co-ratings is **{abs(plain - best):.4f} {side}** "
         f"({sum(hi < 0 for _, hi in cis)} of {len(folds)} fold intervals below 0): that is what the co-cluster "
         "neighbourhoods cost for making every vote a named group (they recover "
-        f"{recovered:.0%} of what plain neighbourhoods add over none). The dislike co-clusters add "
+        f"{recovered * 100:.0f} % of what plain neighbourhoods add over none). The dislike co-clusters add "
         f"{_signed(dislike)}. {_TRIED}"
     )
     if variants:
