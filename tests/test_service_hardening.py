@@ -157,9 +157,9 @@ def slow_client(port: int, part: str, closed_after: list, stop: threading.Event)
 def test_slow_clients_are_cut_off_while_others_are_served(server, model):
     """Twenty slow clients (headers or body a byte at a time) are cut off at the deadlines while
     twenty people use the page: nobody waits behind them.  Latencies are read against the same
-    traffic measured just before, without the slow clients (a ratio in one run: the machine's own
-    load moves both); a server held by the slow clients would make people wait seconds (5 s
-    deadlines)."""
+    traffic measured just before, without the slow clients (medians, a ratio in one run: the
+    machine's own load moves both); a server held by the slow clients would make people wait
+    seconds (5 s deadlines), which the 99th percentile is read against."""
     closed: dict[str, list] = {"headers": [], "body": []}
     latencies: dict[str, list] = {"alone": [], "beside slow clients": []}
     errors, stop, phase = [], threading.Event(), ["alone"]
@@ -202,9 +202,12 @@ def test_slow_clients_are_cut_off_while_others_are_served(server, model):
         t.join(30)
     assert len(closed["headers"]) == 10 and len(closed["body"]) == 10, closed
     assert max(closed["headers"]) < 10 and max(closed["body"]) < 10, closed  # the defaults: 5 s each
-    alone, beside = (np.percentile(latencies[p], 99) for p in ("alone", "beside slow clients"))
+    # medians against each other: the suite's second process moves a p99 of ~200 latencies (its
+    # second-largest) by tens of ms; the tail is read against the seconds a held server would cost
+    alone, beside = (np.percentile(latencies[p], 50) for p in ("alone", "beside slow clients"))
+    tail = np.percentile(latencies["beside slow clients"], 99)
     assert errors == [] and len(latencies["alone"]) > 100 and len(latencies["beside slow clients"]) > 200
-    assert beside <= 2 * alone + 0.05 and beside < 1.0, (alone, beside)
+    assert beside <= 2 * alone + 0.05 and tail < 1.0, (alone, beside, tail)
 
 
 @pytest.mark.slow
