@@ -275,7 +275,7 @@ def growth_fit(runs: list[dict], group: tuple[str, str, str], to: int) -> dict |
     to ``to`` ratings; None below two sizes."""
     import numpy as np
 
-    sel = sorted((r for r in runs if _group(r) == group and r["ratings"] >= 1_000_000), key=lambda r: r["ratings"])
+    sel = sorted((r for r in runs if group_of(r) == group and r["ratings"] >= 1_000_000), key=lambda r: r["ratings"])
     if len({r["ratings"] for r in sel}) < 2:
         return None
     x = np.log([r["ratings"] for r in sel])
@@ -294,7 +294,7 @@ def growth(runs: list[dict], to: int) -> list[str]:
     """For each shape, structure and train arguments measured at two sizes or more (1 M ratings and
     up): :func:`growth_fit`, said as an extrapolation from the sizes measured."""
     out = []
-    for group in sorted({_group(r) for r in runs}):
+    for group in sorted({group_of(r) for r in runs}):
         fit = growth_fit(runs, group, to)
         if fit is None:
             continue
@@ -307,7 +307,7 @@ def growth(runs: list[dict], to: int) -> list[str]:
     return out
 
 
-def _group(r: dict) -> tuple[str, str, str]:
+def group_of(r: dict) -> tuple[str, str, str]:
     return r.get("shape", "movielens"), r.get("structure", "popular"), r.get("train_args", "")
 
 

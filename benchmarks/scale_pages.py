@@ -11,20 +11,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks.bench_recsys_scale import growth_fit
+from benchmarks.bench_recsys_scale import group_of, growth_fit
 
 RESULTS = Path(__file__).resolve().parent / "results" / "recsys_scale.json"
 NETFLIX_RATINGS = 100_000_000
 
 
 def _row(runs: list[dict], ratings: int, structure: str = "movielens", shape: str = "movielens", args: str = ""):
-    found = [
-        r
-        for r in runs
-        if (r["ratings"], r["structure"], r.get("shape", "movielens"), r.get("train_args", ""))
-        == (ratings, structure, shape, args)
-    ]
-    return found[0] if found else None
+    """The row of that size, structure, shape and train arguments, or None."""
+    return next((r for r in runs if r["ratings"] == ratings and group_of(r) == (shape, structure, args)), None)
 
 
 def _commit(row: dict) -> str:

@@ -169,6 +169,13 @@ def reading(ci: list) -> str:
     return "above" if ci[0] > 0 else "below" if ci[1] < 0 else "level"
 
 
+def compared(c: dict, what: str) -> str:
+    """``above EASE`` / ``below EASE`` / ``level with EASE``: the product against ``what`` by
+    :func:`reading` of ``c``'s interval (``c``: a pooled difference, ``diff`` and ``diff_ci``)."""
+    word = reading(c["diff_ci"])
+    return f"{'level with' if word == 'level' else word} {what}"
+
+
 def _said(c: dict | None, diff: str = "diff", ci: str = "diff_ci") -> str:
     return f"{c[diff]:+.4f} [{c[ci][0]:+.4f}, {c[ci][1]:+.4f}] {reading(c[ci])}" if c else "—"
 

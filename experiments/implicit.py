@@ -132,10 +132,9 @@ def markdown(runs: dict) -> str:
 def _said(c: dict, what: str) -> str:
     """``above EASE (+0.0272 [+0.0236, +0.0304])``: the product against ``what``, by the pooled
     interval's rule (:func:`experiments.confirm.reading`)."""
-    from .confirm import reading
+    from .confirm import compared
 
-    word = {"above": "above", "below": "below", "level": "level with"}[reading(c["diff_ci"])]
-    return f"{word} {what} ({_interval(c).replace('-', '−')})"
+    return f"{compared(c, what)} ({_interval(c).replace('-', '−')})"
 
 
 def readme_paragraph(runs: dict) -> str:

@@ -19,13 +19,11 @@ import json
 from pathlib import Path
 
 from .common import RESULTS, measured_code
-from .confirm import reading
+from .confirm import compared, reading
 from .movielens import PAPER, fold_mean, open_edges, pooled_list_interval, readme_table
 from .seeds import runs_in
 
 FOLDS = ["u1", "u2", "u3", "u4", "u5"]
-# the words of the protocol's reading after "the product is"
-_PHRASE = {"above": "above", "below": "below", "level": "level with"}
 
 
 def _interval(c: dict) -> str:
@@ -36,7 +34,7 @@ def _interval(c: dict) -> str:
 def _versus(pooled: dict, name: str, label: str) -> str:
     """``**above EASE** (+0.0078 [+0.0039, +0.0113])``: the product against ``name``, by the rule."""
     c = pooled[name]
-    return f"**{_PHRASE[reading(c['diff_ci'])]} {label}** ({_interval(c)})"
+    return f"**{compared(c, label)}** ({_interval(c)})"
 
 
 def _mean(results: dict, folds: list, *path: str) -> float:
