@@ -172,6 +172,32 @@ def test_scaling_on_fits_once_and_keeps_every_rating(data):
     assert on.recommend(int(train["user"].iloc[0]), n=5)
 
 
+def test_the_scaling_rules_reach_the_learning_and_only_with_scaling_on(data, monkeypatch):
+    import recsys.model.settings as model_settings
+    import recsys.model.training as training
+
+    train, _, attrs, items = data
+    seen = []
+
+    def recording(ratings, item_attributes, items, learning, **kw):
+        seen.append(learning)
+        return fit_profiles(ratings, item_attributes, items, learning, **kw)
+
+    monkeypatch.setattr(training, "fit_profiles", recording)
+    fit(train, attrs, items, scaling="on")
+    rules = {
+        "user_budget": model_settings.COCLUSTERS_PER_USER,
+        "max_partners": model_settings.ITEM_PARTNERS,
+        "sparse_neighbours": model_settings.SPARSE_NEIGHBOURS_UP_TO,
+        "neighbour_budget": model_settings.NEIGHBOUR_BUDGET,
+    }
+    assert len(seen) == 1 and {k: getattr(seen[0], k) for k in rules} == rules
+    seen.clear()
+    fit(train, attrs, items, scaling="off")
+    defaults = Learning()
+    assert seen and all({k: getattr(how, k) for k in rules} == {k: getattr(defaults, k) for k in rules} for how in seen)
+
+
 def _held(model, ratings):
     import pandas as pd
 

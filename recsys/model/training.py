@@ -26,6 +26,7 @@ from .settings import (
     COCLUSTERS_PER_USER,
     ITEM_L2_REFERENCE_LIKES,
     ITEM_PARTNERS,
+    NEIGHBOUR_BUDGET,
     RECOMMENDER_PARAMS,
     SPARSE_NEIGHBOURS_UP_TO,
     scales,
@@ -35,7 +36,10 @@ from .terms import ATTRIBUTE_TERMS, NEW_ITEM_TERMS, TERMS, Weights, compute_term
 
 # what the scaling rules change in the learning (recsys.model.settings)
 LARGE_DATA_RULES = dict(
-    user_budget=COCLUSTERS_PER_USER, max_partners=ITEM_PARTNERS, sparse_neighbours=SPARSE_NEIGHBOURS_UP_TO
+    user_budget=COCLUSTERS_PER_USER,
+    max_partners=ITEM_PARTNERS,
+    sparse_neighbours=SPARSE_NEIGHBOURS_UP_TO,
+    neighbour_budget=NEIGHBOUR_BUDGET,
 )
 
 
