@@ -108,13 +108,24 @@ def pooled(runs: dict) -> dict:
     return pooled_paired_means(per, "profile", 1000, seed=0)["versus"]
 
 
+def _runs_by_grid_and_commit(runs: dict, short: bool = False) -> dict[tuple[str, str], list[str]]:
+    """The data sets run on each (grid, commit), in the order of ``runs``."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for name, r in runs.items():
+        commit = r["evaluation"].get("commit", "?")
+        groups.setdefault((r["grid"], commit[:7] if short else commit), []).append(name)
+    return groups
+
+
 def markdown(runs: dict) -> str:
     lines = ["# Implicit feedback: interactions in, explained lists out", ""]
     if runs:
-        first = next(iter(runs.values()))
+        how = "; ".join(
+            f"{', '.join(names)}: `recsys evaluate --implicit --grid {grid}` at commit `{commit}`"
+            for (grid, commit), names in _runs_by_grid_and_commit(runs).items()
+        )
         lines += [
-            f"Commit `{first['evaluation'].get('commit', '?')}`, `recsys evaluate --implicit --grid {first['grid']}` "
-            "on each data set (`python -m experiments.implicit`). Every rating is one interaction; every held-out "
+            f"{how} (`python -m experiments.implicit`). Every rating is one interaction; every held-out "
             "interaction is relevant; each method's setting chosen on a held-out tenth of the training interactions.",
             "",
         ]
@@ -137,6 +148,13 @@ def _said(c: dict, what: str) -> str:
     return f"{compared(c, what)} ({_interval(c).replace('-', '−')})"
 
 
+def _data_sets(names: list[str]) -> str:
+    """``MovieLens 100K's folds u1, u3, ml-latest-small``: data set names, the folds said once."""
+    folds = [n.removeprefix("ml-100k-") for n in names if n.startswith("ml-100k-")]
+    said = [f"MovieLens 100K's {'fold' if len(folds) == 1 else 'folds'} {', '.join(folds)}"] if folds else []
+    return ", ".join(said + [n for n in names if not n.startswith("ml-100k-")])
+
+
 def readme_paragraph(runs: dict) -> str:
     """The README's figures on interactions, from the results files alone (a test compares them):
     MovieLens 100K's five folds pooled, then ml-latest-small and the play generator per data set."""
@@ -147,11 +165,11 @@ def readme_paragraph(runs: dict) -> str:
         for m in ("profile", *labels)
     }
     both = pooled(runs)
-    grid = next(iter(runs.values()))["grid"]
-    commits = ", ".join(sorted({r["evaluation"].get("commit", "?")[:7] for r in runs.values()}))
+    folds = _runs_by_grid_and_commit({n: runs[n] for n in names}, short=True)
+    how = " and ".join(f"the {grid} grids of `recsys evaluate` at {commit}" for grid, commit in folds)
     text = (
-        f"On MovieLens 100K read as interactions (five folds, every method on the {grid} grids of `recsys "
-        f"evaluate`, at {commits}; [experiments/results/implicit.md](experiments/results/implicit.md)) the lists' "
+        f"On MovieLens 100K read as interactions (five folds, every method on {how}; "
+        "[experiments/results/implicit.md](experiments/results/implicit.md)) the lists' "
         "NDCG@10 "
         f"averages {mean['profile']:.4f} against " + ", ".join(f"{labels[m]}'s {mean[m]:.4f}" for m in labels) + ". "
         "On the pooled paired interval the product is " + "; ".join(_said(both[m], labels[m]) for m in labels) + "; "
@@ -161,21 +179,21 @@ def readme_paragraph(runs: dict) -> str:
         if name in runs:
             t = runs[name]["evaluation"]["topn"]
             ci = t["ci"]["versus"]
+            run = runs[name]
             text += (
-                f" {what} it scores {t['methods']['profile']['ndcg@10']:.4f} against EASE's "
+                f" {what} ({run['grid']} grids at {run['evaluation'].get('commit', '?')[:7]}) it scores "
+                f"{t['methods']['profile']['ndcg@10']:.4f} against EASE's "
                 f"{t['methods']['ease']['ndcg@10']:.4f}: {_said(ci['ease'], 'EASE')}, "
                 f"{_said(ci['random_support'], 'random pairs')}."
             )
-    edges = sorted(
-        {
-            m
-            for r in runs.values()
-            for m, x in r["evaluation"]["topn"]["methods"].items()
-            if any(v.get("open_edge") for v in x.get("tuning", {}).get("axes", {}).values())
-        }
-    )
+    edges: dict[str, list[str]] = {}
+    for name, r in runs.items():
+        for m, x in r["evaluation"]["topn"]["methods"].items():
+            if any(v.get("open_edge") for v in x.get("tuning", {}).get("axes", {}).values()):
+                edges.setdefault(m, []).append(name)
     if edges:
-        text += f" Settings on open edges of the {grid} grids: {', '.join(edges)} (the file names them per data set)."
+        where = "; ".join(f"{m} ({_data_sets(edges[m])})" for m in sorted(edges))
+        text += f" Settings left on open edges: {where}; the file names the axes."
     return text + "\n"
 
 

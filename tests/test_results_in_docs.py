@@ -50,10 +50,12 @@ def _table_rows(path: Path, first_cell: str) -> list[list[str]]:
 
 
 def test_the_readme_cost_table_is_the_results_file():
-    rows = _table_rows(ROOT / "README.md", r"(movielens|popular|concentrated) \(")
-    assert {r[0].split()[0] for r in rows} == {"movielens", "popular", "concentrated"}
-    for cells in rows:
-        run = _run(1_000_000, cells[0].split()[0])
+    rows = _table_rows(ROOT / "README.md", r"\d+ M, (movielens|popular|concentrated)\b")
+    labels = [re.match(r"(\d+) M, (\w+)", r[0]).groups() for r in rows]
+    assert {s for n, s in labels if n == "1"} == {"movielens", "popular", "concentrated"}
+    assert {"10", "25"} <= {n for n, _ in labels}
+    for cells, (size, structure) in zip(rows, labels):
+        run = _run(int(size) * 1_000_000, structure)
         assert cells[1:] == [
             f"{run['seconds']:.1f} s",
             _ratio(run),
