@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from recsys.evaluation.grids import EXTRA_FITS
+
 from .common import RESULTS, measured_code
 from .confirm import compared, reading
 from .movielens import PAPER, fold_mean, open_edges, pooled_list_interval, readme_table
@@ -431,7 +433,9 @@ def search_paragraph(results: dict, folds: list) -> str:
         "α, iterations), and every numeric setting is declared with its search rule "
         "(`recsys.evaluation.grids.AXES`, `recsys.evaluation.search`): when a method's choice sits on an open end "
         "of the values tried along that setting, the next value past it is fitted (×2 or ÷2, ±0.25 for RP3beta's "
-        "exponents), up to 16 more fits per method and fold, until the choice is interior or a declared bound is "
+        f"exponents), up to {EXTRA_FITS['full']} more fits per method and fold (16 when the five-fold run above was "
+        "made: a larger cap changes no search that ended off every open edge), until the choice is interior or a "
+        "declared bound is "
         "reached (a count of 1, a regularisation or shrinkage of 0, RP3beta's exponents at 0 or 2, neighbours at "
         "the catalogue's size, 1,024 factors). Each result records per setting the values tried, the one chosen "
         "and whether it still sits on an open edge; the experiment's table of chosen settings says so per fold. "
