@@ -114,7 +114,7 @@ def readme_paragraph(runs: list[dict]) -> str:
     ]
     if trailing:
         parts.append(
-            f"The lists trail EASE's in {len(trailing)} of the {len(compared)} rows beside it, by "
+            f"The lists trail EASE's in {len(trailing)} of the {len(compared)} rows where EASE was run, by "
             f"{_span(trailing, 4)} NDCG@10: the co-clustered pairs leave out weight EASE uses."
         )
     return " ".join(parts) + "\n"
