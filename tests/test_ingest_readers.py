@@ -113,7 +113,9 @@ def test_relations_use_training_ratings_only():
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.sampled_from([1, 2, 3, 40]), st.sampled_from([10, 11, 12, 7]), st.sampled_from([1, 2, 2.5, 5])),
+        st.tuples(
+            st.sampled_from([1, 2, 3, 40]), st.sampled_from([10, 11, 12, 7]), st.sampled_from([1, 2, 2.5, 5, np.nan])
+        ),
         min_size=1,
         max_size=15,
         unique_by=lambda t: t[:2],

@@ -43,6 +43,35 @@ def test_sorts_and_uniques_of_indices_are_numpys(values):
     np.testing.assert_array_equal(unique_nonnegative(values), np.unique(values))
 
 
+@given(st.integers(1, 12), st.integers(1, 12), st.data())
+def test_pair_order_is_numpys_lexsort_duplicates_and_all(n_rows, n_cols, data):
+    from recsys.model._csr_kernels import pair_order
+
+    n = data.draw(st.integers(0, 80))
+    rows = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, n_rows - 1)))
+    cols = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, n_cols - 1)))
+    np.testing.assert_array_equal(pair_order(rows, cols, n_rows, n_cols), np.lexsort((cols, rows)))
+
+
+def test_from_pairs_sorts_large_inputs_by_counting_and_refuses_pairs_outside_the_shape():
+    import pytest
+
+    from recsys.model.csr import COUNTING_SORT_FROM, Csr
+
+    rng = np.random.default_rng(0)
+    n = COUNTING_SORT_FROM + 1000
+    flat = rng.choice(3000 * 500, size=n, replace=False)
+    rows, cols = flat // 500, flat % 500
+    values = rng.random(n)
+    m = Csr.from_pairs(rows, cols, (3000, 500), values)
+    order = np.lexsort((cols, rows))
+    np.testing.assert_array_equal(m.idx, cols[order])
+    np.testing.assert_array_equal(m.values, values[order])
+    np.testing.assert_array_equal(m.ptr, np.r_[0, np.cumsum(np.bincount(rows, minlength=3000))])
+    with pytest.raises(ValueError, match="outside the shape"):
+        Csr.from_pairs(rows, cols, (3000, 499))
+
+
 @st.composite
 def binary_csr(draw, max_rows: int = 30, max_cols: int = 40, n_rows: int | None = None):
     """A random 0/1 matrix as a :class:`Csr` with int32 or int64 indices, some rows and columns

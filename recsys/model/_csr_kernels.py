@@ -1,6 +1,6 @@
-"""Compiled reshaping of a :class:`~recsys.model.csr.Csr` (imported on first use): its transpose and
-the union of its rows through another, both linear in the entries they read; its rows as bitsets;
-a dense matrix's non-zero entries.
+"""Compiled reshaping of a :class:`~recsys.model.csr.Csr` (imported on first use): the order of its
+pairs, its transpose and the union of its rows through another, all linear in the entries they
+read; its rows as bitsets; a dense matrix's non-zero entries.
 
 Both give exactly what the numpy/scipy code they replace gave: the transpose is a counting sort by
 column, stable, as ``np.argsort(idx, kind="stable")`` (a merge sort of every entry: 1.4 of the
@@ -42,6 +42,34 @@ def transpose_rows(ptr, idx, values, n_cols):
                 t_values[q] = values[p]
             fill[idx[p]] = q + 1
     return t_ptr, t_idx, t_values
+
+
+@numba.njit(nogil=True, cache=True)
+def pair_order(rows, cols, n_rows, n_cols):
+    """The order of the (row, column) pairs by row, then column: ``np.lexsort((cols, rows))``, as
+    two stable counting sorts (by column, then by row) instead of a comparison sort of every pair
+    (``Csr.from_pairs`` of 25 M ratings: a few seconds a call, and it grew faster than the pairs)."""
+    n = len(rows)
+    by_col = np.empty(n, dtype=np.int64)
+    start = np.zeros(n_cols + 1, dtype=np.int64)
+    for p in range(n):
+        start[cols[p] + 1] += 1
+    for c in range(n_cols):
+        start[c + 1] += start[c]
+    for p in range(n):
+        by_col[start[cols[p]]] = p
+        start[cols[p]] += 1
+    order = np.empty(n, dtype=np.int64)
+    start = np.zeros(n_rows + 1, dtype=np.int64)
+    for p in range(n):
+        start[rows[p] + 1] += 1
+    for r in range(n_rows):
+        start[r + 1] += start[r]
+    for q in range(n):
+        p = by_col[q]
+        order[start[rows[p]]] = p
+        start[rows[p]] += 1
+    return order
 
 
 @numba.njit(nogil=True, cache=True)

@@ -35,9 +35,9 @@ class Csr:
     @classmethod
     def from_pairs(cls, rows, cols, shape: tuple[int, int], values=None) -> Csr:
         """From (row, column[, value]) triples with no repeated (row, column)."""
-        rows = np.asarray(rows, dtype=np.int64)
-        cols = np.asarray(cols, dtype=np.int64)
-        order = np.lexsort((cols, rows))
+        rows = np.ascontiguousarray(rows, dtype=np.int64)  # one compiled signature for every caller
+        cols = np.ascontiguousarray(cols, dtype=np.int64)
+        order = _pair_order(rows, cols, int(shape[0]), int(shape[1]))
         ptr = np.zeros(shape[0] + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=shape[0]), out=ptr[1:])
         vals = None if values is None else np.asarray(values, dtype=np.float64)[order]
@@ -184,3 +184,21 @@ class Csr:
         )
         if not ok:
             raise ValueError(f"inconsistent sparse arrays of shape {self.shape}")
+
+
+# below this many pairs, or with more columns than a few times the pairs, numpy's comparison sort
+COUNTING_SORT_FROM = 1 << 16
+
+
+def _pair_order(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: int) -> np.ndarray:
+    """``np.lexsort((cols, rows))``: by counting sorts (:func:`~recsys.model._csr_kernels.pair_order`)
+    where they are linear, which needs every index inside the shape (checked: a pair outside it is
+    the caller's error, not memory written out of bounds)."""
+    n = len(rows)
+    if n < COUNTING_SORT_FROM or n_cols > 4 * n or n_rows > 4 * n:
+        return np.lexsort((cols, rows))
+    if rows.min() < 0 or cols.min() < 0 or rows.max() >= n_rows or cols.max() >= n_cols:
+        raise ValueError(f"pairs outside the shape {(n_rows, n_cols)}")
+    from ._csr_kernels import pair_order
+
+    return pair_order(rows, cols, n_rows, n_cols)
