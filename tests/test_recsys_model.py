@@ -6,6 +6,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kit import FAST, scored_pairs, taste_data
 
 from recsys import store
@@ -275,6 +277,31 @@ def test_holdout_mask_is_the_same_split_in_any_row_order():
     assert (pd.Series(holdout_mask(shuffled, 0.1, 5), index=shuffled.index) == mask.loc[shuffled.index]).all()
     assert 0.05 < mask.mean() < 0.15
     assert not (holdout_mask(train, 0.1, 6) == mask.to_numpy()).all(), "the seed changes the split"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    users=st.lists(st.integers(-3, 40), min_size=1, max_size=60),
+    kind=st.sampled_from(["int", "str", "float", "category"]),
+    seed=st.integers(0, 2**45),
+)
+def test_holdout_mask_hashes_as_pandas_hashes_every_row_as_a_string(users, kind, seed):
+    """The split hashes each distinct id once; it must be the hash of every row's string exactly
+    (the reference below), or every split, and every result, would move."""
+    from recsys.model.ratings import holdout_mask
+
+    items = [u * 7 % 11 for u in users]
+    column = {
+        "int": lambda v: pd.Series(v, dtype="int64"),
+        "str": lambda v: pd.Series([f"u{x}" for x in v]),
+        "float": lambda v: pd.Series([np.nan if x % 5 == 0 else x / 2 for x in v]),
+        "category": lambda v: pd.Series(v).astype("category"),
+    }[kind]
+    frame = pd.DataFrame({"user": column(users), "item": column(items), "rating": 1.0})
+    key = f"recsys{int(seed) & 0xFFFFFFFFFF:010d}"[-16:]
+    h = pd.util.hash_pandas_object(frame[["user", "item"]].astype(str), index=False, hash_key=key).to_numpy()
+    reference = (h >> np.uint64(11)).astype(np.float64) / float(1 << 53) < 0.3
+    assert (holdout_mask(frame, 0.3, seed) == reference).all()
 
 
 def test_rating_baseline_is_surprise_baseline_only():
