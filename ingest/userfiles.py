@@ -266,16 +266,23 @@ def interaction_counts(interactions: pd.DataFrame) -> pd.DataFrame:
 
 def read_person(path: str | Path, columns: dict | None = None, implicit: bool = False) -> pd.DataFrame:
     """One person's ratings, ``item, rating`` (a header, then a line per rating; the same names,
-    delimiters and checks as :func:`read_ratings`); ``implicit``: their items, ``item`` alone (a
-    rating or count column, if any, is not read; an item on several lines is one)."""
+    delimiters and checks as :func:`read_ratings`); ``implicit``: their interactions, ``item,
+    count`` (a count column is read when there is one, else each line counts 1; an item on several
+    lines adds up, as in :func:`read_ratings`; a rating column is not read)."""
     df, path, lines = _read(path, "ratings")
-    cols = _map_columns(df, path, ("item", "rating"), ("item",) if implicit else ("item", "rating"), columns, None)
+    wanted = ("item", "count") if implicit else ("item", "rating")
+    cols = _map_columns(df, path, wanted, ("item",) if implicit else ("item", "rating"), columns, None)
     out = pd.DataFrame({"item": df[cols["item"]].str.strip().to_numpy(dtype=object)})
     empty = np.flatnonzero((out["item"] == "").to_numpy())
     if len(empty):
         raise DataFormatError(f"{path}:{lines[empty[0]]}: item is empty")
     if implicit:
-        return out.drop_duplicates(ignore_index=True)
+        count = _numbers(df[cols["count"]].str.strip()) if "count" in cols else np.ones(len(out))
+        bad = np.flatnonzero(~(np.isfinite(count) & (count > 0)))
+        if len(bad):
+            got = df[cols["count"]].iloc[bad[0]]
+            raise DataFormatError(f"{path}:{lines[bad[0]]}: count must be a positive number, got {got!r}")
+        return out.assign(count=count).groupby("item", sort=False, as_index=False)["count"].sum()
     rating = _numbers(df[cols["rating"]].str.strip())
     bad = np.flatnonzero(~np.isfinite(rating))
     if len(bad):

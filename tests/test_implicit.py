@@ -46,9 +46,14 @@ def test_a_file_without_ratings_is_read_as_interactions(tmp_path):
 
 def test_a_persons_items_need_no_rating(tmp_path):
     p = written(tmp_path / "me.csv", "item\ns1\ns2\ns1\n")
-    assert read_person(p, implicit=True)["item"].tolist() == ["s1", "s2"]
+    me = read_person(p, implicit=True)
+    assert me["item"].tolist() == ["s1", "s2"] and me["count"].tolist() == [2.0, 1.0]  # each line one play
     with pytest.raises(DataFormatError, match="no rating column"):
         read_person(p)
+    counted = written(tmp_path / "c.csv", "item,plays\ns1,3\ns2,1\ns1,2\n")
+    assert read_person(counted, implicit=True)["count"].tolist() == [5.0, 1.0]
+    with pytest.raises(DataFormatError, match=r"bad.csv:3: count must be a positive number, got '0'"):
+        read_person(written(tmp_path / "bad.csv", "item,count\ns1,3\ns2,0\n"), implicit=True)
 
 
 # -- the model ----------------------------------------------------------------------------------
@@ -111,15 +116,79 @@ def test_relevance_is_the_list_score_and_its_lines_add_up(model):
     assert p.reason.tolist()[1:] == ["unknown item", "unknown user"]
 
 
-def test_a_new_person_is_their_items(model):
-    """A person given by the items they chose gets the list a user with those items gets."""
+def test_a_new_person_is_their_items_and_counts(model):
+    """A person given by the items they chose and how often gets the list a user with those
+    interactions gets; items alone count once each, however they are given."""
     fp = model.profiles_
     u = int(fp.user_index(["u5"])[0])
+    frame = plays()
+    mine = frame[frame["user"] == "u5"]
+    counts = dict(zip(mine["item"], mine["count"].astype(float), strict=True))
+    as_user = model.recommend("u5", 5)
+    assert model.recommend(counts, 5) == as_user
+    assert model.recommend(mine[["item", "count"]], 5) == as_user
+    assert model.recommend(list(counts.items()), 5) == as_user
     items = fp.items[fp.ratings.row(u)].tolist()
-    mine = model.recommend(items, 5)
-    assert [r["item"] for r in mine] == [r["item"] for r in model.recommend("u5", 5)]
-    assert [r["item"] for r in model.recommend({i: 7 for i in items}, 5)] == [r["item"] for r in mine]
-    assert [r["item"] for r in model.recommend(pd.DataFrame({"item": items}), 5)] == [r["item"] for r in mine]
+    once = [r["item"] for r in model.recommend(items, 5)]
+    assert [r["item"] for r in model.recommend({i: 1 for i in items}, 5)] == once
+    assert [r["item"] for r in model.recommend(pd.DataFrame({"item": items}), 5)] == once
+    log = [items[0]] * 3 + items[1:]  # a play log: an item listed three times is three plays
+    assert model.recommend(log, 5) == model.recommend({**{i: 1 for i in items}, items[0]: 3}, 5)
+    with pytest.raises(ParameterError, match="counts must be positive numbers"):
+        model.recommend({items[0]: 0}, 5)
+
+
+# -- counts as confidence -----------------------------------------------------------------------
+def test_counts_are_the_confidence_the_item_model_and_the_lists_read():
+    """``confidence="log"``: each interaction weighs log2(1 + count) in the item model's regression
+    and in the sum ``x_u W`` that scores a list (the batch's keys are that definition); ``"none"``
+    is the model of the interactions without their counts, and counts of 1 change nothing."""
+    from recsys.model.feedback import confidence_of
+    from recsys.model.item_model import item_weights
+    from recsys.model.listing import list_key, list_scores
+
+    frame = plays()
+    log = ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(frame)
+    none = ProfileRecommender(confidence="none", like_params=FAST, dislike_params=FAST).fit(frame)
+    ones = ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(frame.assign(count=1))
+    fp = log.profiles_
+    pairs = pd.Series(frame["count"].to_numpy(float), index=pd.MultiIndex.from_frame(frame[["user", "item"]]))
+    r = fp.ratings
+    want = confidence_of(pairs.loc[list(zip(fp.users[r.row_of], fp.items[r.idx], strict=True))].to_numpy())
+    assert np.allclose(r.values, want) and fp.sources.values is not None
+    assert none.profiles_.sources.values is None and ones.profiles_.sources.values is None
+    assert np.array_equal(none.profiles_.item_weights.values, ones.profiles_.item_weights.values)
+    W = item_weights(fp.sources, fp.item_weights.transpose().with_values(None), log.item_l2)
+    assert np.allclose(W.values, fp.item_weights.values, rtol=1e-9, atol=1e-12)  # solved on the weighted rows
+    u = int(fp.user_index(["u7"])[0])
+    key = list_scores(log.fitted_, r.row(u), r.row_values(u))
+    from recsys.model.fold_in import Rated
+
+    got = list_key(log, Rated.of(fp, r.row(u), r.row_values(u)), r.row(u)).item
+    assert np.allclose(got, key, rtol=0, atol=1e-12)
+    assert not np.allclose(key, list_scores(log.fitted_, r.row(u)))  # the counts are read
+    assert log.lists(["u7"], 5) != none.lists(["u7"], 5)
+
+
+def test_an_explanation_shows_each_items_confidence_and_still_adds_up(model):
+    recs = model.recommend("u0", 5)
+    shown = [c for r in recs for c in r["contributions"] if "confidence" in c]
+    assert shown, "u0 played some items more than once"
+    for c in shown:
+        assert f"× confidence {c['confidence']:.2f}" in c["text"] and c["confidence"] > 1
+    ex = model.predict("u0", recs[0]["item"])
+    assert sum(line.contribution for line in ex.lines) == pytest.approx(ex.score, abs=1e-9)
+
+
+def test_counts_that_are_not_positive_numbers_are_an_error():
+    frame = plays()
+    for bad in (0, -2, np.nan):
+        with pytest.raises(RatingsError, match=r"count must be positive numbers: row 3 has"):
+            ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(
+                frame.assign(count=frame["count"].where(frame.index != 3, bad))
+            )
+    with pytest.raises(ParameterError, match="confidence"):
+        ProfileRecommender(confidence="sqrt").fit(frame)
 
 
 def test_the_profile_has_no_dislike_side(model):
@@ -152,6 +221,10 @@ def test_train_recommend_predict_explain_from_a_plays_file(tmp_path):
     res = recsys_here("recommend", out, "u0", "-n", "3")
     assert res.returncode == 0, res.stderr
     assert "you chose" in res.stdout and "chose both" in res.stdout and "like chance" not in res.stdout
+    assert "confidence" in res.stdout  # the counts weigh the items
+    res = recsys_here("train", "--ratings", tmp_path / "plays.csv", "--out", tmp_path / "m2", "--confidence", "sqrt")
+    assert res.returncode != 0 and "confidence" in res.stderr and "Traceback" not in res.stderr
+    assert not (tmp_path / "m2").exists()
     (tmp_path / "me.csv").write_text("item\ns0\ns3\ns6\n")
     res = recsys_here("recommend", out, "--ratings", tmp_path / "me.csv", "-n", "3")
     assert res.returncode == 0 and res.stdout.startswith("top 3 for you"), res.stderr
@@ -184,7 +257,10 @@ def test_evaluate_interactions_measures_lists_only(tmp_path):
     assert out["protocol"]["implicit"] and out["methods"] == {} and out["like_share_test"] is None
     t = out["topn"]
     assert set(t["methods"]) == {"popularity", "ease", "profile"} and t["relevant"] == "every held-out interaction"
-    assert all(p.get("input", "all") == "all" for p in t["methods"]["ease"]["grid"])  # one input: the interactions
+    # one 0/1 input (the interactions), and the counts: each method that can read them chooses whether they help
+    assert {p.get("input", "all") for p in t["methods"]["ease"]["grid"]} == {"all", "weighted"}
+    assert {p["confidence"] for p in t["methods"]["profile"]["grid"]} == {"log", "none"}
+    assert {p.get("input", "all") for p in t["methods"]["popularity"]["grid"]} == {"all"}
     assert t["methods"]["profile"]["ndcg@10"] > t["methods"]["popularity"]["ndcg@10"]  # three clear tastes
     assert "random_support" in t["controls"] and "ease" in t["ci"]["versus"]
     res = recsys_here(*args, "--methods", "profile,svd")

@@ -167,6 +167,7 @@ class ModelChoice:
     scheduler: str | None
     scaling: str = "auto"
     implicit: bool = False
+    confidence: str = "log"
 
     def params(self, paper: bool = False) -> dict:
         """:class:`~recsys.model.ProfileRecommender` parameters (``paper``: the paper's setting)."""
@@ -181,12 +182,13 @@ class ModelChoice:
             scheduler=self.scheduler,
             scaling=self.scaling,
             feedback="implicit" if self.implicit else "auto",
+            confidence=self.confidence,
         )
 
 
-def _model_choice(features, like_threshold, seed, scheduler, scaling, implicit, **coclust):
+def _model_choice(features, like_threshold, seed, scheduler, scaling, implicit, confidence, **coclust):
     # every other option of the group is an HBLCoClust override (n_bands, band_size, min_rows, …)
-    return ModelChoice(features, coclust, like_threshold, seed, scheduler, scaling, implicit)
+    return ModelChoice(features, coclust, like_threshold, seed, scheduler, scaling, implicit, confidence)
 
 
 FEATURES = typer.Option(
@@ -227,6 +229,15 @@ MODEL = Group(
                 "--implicit",
                 help="Read every rating as an interaction (implicit feedback: lists and reasons, no "
                 "like-probability). A ratings file without a rating column is read so anyway.",
+            ),
+        ),
+        "confidence": (
+            str,
+            typer.Option(
+                "log",
+                "--confidence",
+                help="Interactions with a count column: log weighs each by log2(1 + count) in the item model "
+                "and the lists (one play 1, three 2, seven 3); none counts each once.",
             ),
         ),
     },

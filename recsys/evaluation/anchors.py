@@ -11,7 +11,8 @@ Each is fitted on a users × items matrix of its ``input``, a choice its grid tu
 parameter: 1 for every training rating (``"all"``), for the likes only (``"likes"``, a rating
 above 2), for the ratings the lists count as relevant only (``"relevant"``, 4 and above), or every
 rating with its value (``"weighted"``: 1–5, so that iALS's confidence grows with the stars, and
-EASE's Gram matrix and ItemKNN's cosines are those of the stars).  RP3beta walks the 0/1 graph
+EASE's Gram matrix and ItemKNN's cosines are those of the stars; for interactions with counts,
+``log2(1 + count)``, the profile model's ``confidence``).  RP3beta walks the 0/1 graph
 whatever the input (its definition); an item–item model's scores sum its weights times the
 user's row of the matrix, stars included.
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model.feedback import confidence_of
 from .methods import Method, Training
 
 INPUTS = ("all", "likes", "relevant", "weighted")
@@ -48,6 +50,8 @@ class _ItemMatrix(Method):
         self.users_ = pd.Index(pd.unique(ratings["user"]))
         self.items_ = pd.Index(np.unique(ratings["item"].to_numpy()))
         keep, values = self._entries(ratings["rating"].to_numpy(dtype=np.float64))
+        if self.params["input"] == "weighted" and "count" in ratings.columns:  # interactions: their confidence
+            values = confidence_of(ratings["count"].to_numpy(dtype=np.float64)[keep])
         ratings = ratings[keep]
         rows, cols = self.users_.get_indexer(ratings["user"]), self.items_.get_indexer(ratings["item"])
         shape = (len(self.users_), len(self.items_))

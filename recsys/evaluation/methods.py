@@ -21,6 +21,7 @@ import numpy as np
 
 from ..model import ProfileRecommender
 from ..model.csr import Csr
+from ..model.feedback import INTERACTION
 from ..model.listing import list_score_rows, rank_items
 
 
@@ -178,7 +179,10 @@ class ProfileMethod(Method):
         people = []
         for items, ratings in histories:
             idx, known = cols[items], cols[items] >= 0
-            people.append((idx[known], np.asarray(ratings, dtype=np.float64)[known]) if known.any() else None)
+            values = np.asarray(ratings, dtype=np.float64)[known]
+            if model.fitted_.implicit:  # a history's values are relevance marks, not counts: one interaction each
+                values = np.full(len(values), INTERACTION)
+            people.append((idx[known], values) if known.any() else None)
         return _list_block(model, people, cols)
 
     def with_evidence(self, groups) -> ProfileMethod:

@@ -59,6 +59,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import RatingsError
+from ..model.feedback import CONFIDENCES
 from ..model.ratings import holdout_mask
 from ..model.settings import PAPER_PARAMS
 from ..model.shared import shared_fits
@@ -185,7 +186,31 @@ def as_interactions(ratings, protocol: Protocol):
     the anchors' inputs (likes, all, relevant) are each the interactions, and every held-out
     interaction is relevant.  The profile model reads them as interactions (its ``feedback``)."""
     value = float(max(RELEVANT, protocol.like_threshold + 1))
+    if "count" in ratings.columns:  # kept for the methods that read counts (the "weighted" input, confidence)
+        counts = ratings.groupby(["user", "item"], sort=False, as_index=False)["count"].sum()
+        return counts.assign(rating=value)[["user", "item", "rating", "count"]]
     return ratings[["user", "item"]].drop_duplicates().assign(rating=value)
+
+
+# the anchors whose matrix values enter the model: given counts, they may read them (the "weighted"
+# input); RP3beta walks the 0/1 graph and BPR samples pairs, whatever the values
+READS_COUNTS = ("ease", "itemknn", "ials")
+
+
+def interaction_grids(grids: dict, counted: bool) -> dict:
+    """The grids for interactions: one 0/1 input (likes, all and relevant are each the
+    interactions); with counts, the methods that can read them also try them — the anchors of
+    :data:`READS_COUNTS` their ``weighted`` input (``log2(1 + count)``), the profile model its
+    ``confidence`` — so that each chooses on the tuning part whether the counts help."""
+    out = {}
+    for name, points in grids.items():
+        base = [p for p in points if p.get("input", "all") == "all"] or points
+        if counted and name in READS_COUNTS:
+            base = base + [{**p, "input": "weighted"} for p in base]
+        elif counted and name == "profile":
+            base = [{**p, "confidence": c} for c in CONFIDENCES for p in base]
+        out[name] = base
+    return out
 
 
 def split_for_tuning(ratings, fraction: float = 0.1, seed: int = 0):
@@ -559,10 +584,8 @@ def _prepare(train, test, attributes, items, protocol: Protocol, setup: Setup) -
         protocol.like_threshold, protocol.seed, profile_params, setup.paper or PAPER_PARAMS, setup.paper_features
     )
     grids = {name: setup.grids.get(name) or declared_grid(name, protocol.grid) for name in makers}
-    if protocol.implicit:  # the anchors' inputs (likes, all, relevant) are each the interactions: one is tried
-        grids = {
-            name: [p for p in points if p.get("input", "all") == "all"] or points for name, points in grids.items()
-        }
+    if protocol.implicit:
+        grids = interaction_grids(grids, "count" in train.columns)
     run = _Run(
         protocol=protocol,
         train=Training(train, attributes, items),

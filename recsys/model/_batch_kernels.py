@@ -363,15 +363,17 @@ def _top_neighbours(joined, n_j, m_ptr, m_idx, w, norms, k, num, touched_u, w_jo
 
 
 @numba.njit(nogil=True, cache=True)
-def keys(w_ptr, w_idx, w_val, p_ptr, p_idx, liked, out, lo, hi):
-    """Row ``t`` of ``out``: the item model's score of every item from person ``t``'s liked items
-    (their rows of ``W`` added one after another, times 1.0: the floats of ``row_sums``)."""
+def keys(w_ptr, w_idx, w_val, p_ptr, p_idx, weight, out, lo, hi):
+    """Row ``t`` of ``out``: the item model's score of every item from person ``t``'s items of
+    non-zero ``weight`` (their rows of ``W`` added one after another, times the weight — 1.0 for a
+    like: the floats of ``row_sums``)."""
     for t in range(lo, hi):
         for q in range(p_ptr[t], p_ptr[t + 1]):
-            if liked[q]:
+            if weight[q] != 0.0:
                 s = p_idx[q]
+                x = weight[q]
                 for p in range(w_ptr[s], w_ptr[s + 1]):
-                    out[t, w_idx[p]] += w_val[p] * 1.0
+                    out[t, w_idx[p]] += w_val[p] * x
 
 
 @numba.njit(nogil=True, cache=True)

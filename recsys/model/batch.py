@@ -220,7 +220,7 @@ class Lister:
         if fp.item_weights is not None:
             W = fp.item_weights
             self._run(kern.keys, B, W.ptr, self._narrow("item_weights", W.idx), W.values, people.ptr, people.idx,
-                      liked, key)  # fmt: skip
+                      fp.source_weights(people.val), key)  # fmt: skip
             if state.uses_attributes:
                 ev = fp.attribute_evidence
                 if len(ev.new_items):

@@ -209,7 +209,9 @@ def _add_relevance(ex: Explanation, model, u: int, i: int) -> None:
     model's weights from the items the user chose, the three largest named with a co-cluster
     holding both, and the lists' popularity part."""
     fp = model.profiles_
-    part = _contributions(fp, fp.liked.row(u), np.array([i]))[0]
+    mine = fp.ratings.row(u), fp.ratings.row_values(u)
+    chose = mine[1] > fp.like_threshold
+    part = _contributions(fp, mine[0][chose], np.array([i]), values=fp.source_weights(mine[1])[chose])[0]
     parts = [
         {"cocluster": c.get("cocluster"), "item": c["item"], "contribution": c["weight"], "text": c["text"]}
         for c in part["named"]
@@ -428,14 +430,21 @@ def profile_matches(fp: FittedProfiles, u: int, i: int) -> dict:
 
 # -- recommendations --------------------------------------------------------------------------
 def explain_item_list(
-    fp: FittedProfiles, liked: np.ndarray, top: np.ndarray, listed, probability: np.ndarray, new_items=None
+    fp: FittedProfiles,
+    liked: np.ndarray,
+    top: np.ndarray,
+    listed,
+    probability: np.ndarray,
+    new_items=None,
+    values: np.ndarray | None = None,
 ) -> list[dict]:
     """Each recommended item with its list score, its like-probability and the parts of its score
     (``listed``: the model's :class:`~recsys.model.recommender.ListScores`).
 
     The item model's part is the contributions of the movies the person liked: every contribution
-    ``W[liked, item]``, the three largest named with the co-clusters holding both movies, the rest
-    in ``others``.  A new item (no training rating; ``new_items`` is the model's
+    ``W[liked, item]`` (times ``values``, an interaction's confidence, when given), the three
+    largest named with the co-clusters holding both movies, the rest in ``others``.  A new item (no
+    training rating; ``new_items`` is the model's
     :class:`~recsys.model.attributes.AttributeEvidence` when its lists take them) is flagged ``new``
     and explained by its attributes instead: each attribute's share of the weights times the
     person's mean score of the rated movies carrying it.  When the lists blend
@@ -443,7 +452,7 @@ def explain_item_list(
     like-probability) add their parts, each a reason of its own; all the parts add up to the score."""
     out = []
     top = np.asarray(top, dtype=np.int64)
-    parts = _contributions(fp, liked, top)
+    parts = _contributions(fp, liked, top, values=values)
     likes = fp.item_counts[0]
     for rank, (i, p, part) in enumerate(zip(top.tolist(), probability, parts, strict=True), start=1):
         new = new_items is not None and not fp.item_rated[i]
@@ -502,28 +511,37 @@ def _attribute_contributions(fp: FittedProfiles, parts: list[dict], shown: int =
     return {"named": named, "others": {"movies": 0, "attributes": len(rest), "weight": float(np.sum(rest))}}
 
 
-def _contributions(fp: FittedProfiles, liked: np.ndarray, items: np.ndarray, shown: int = 3) -> list[dict]:
-    """For each of ``items``, the liked movies' weights on it: the ``shown`` largest, each with the
-    largest like co-cluster holding both movies, and the rest summed.  The weights of all the items
-    are looked up and ordered at once (largest first, ties by movie)."""
+def _contributions(
+    fp: FittedProfiles, liked: np.ndarray, items: np.ndarray, shown: int = 3, values: np.ndarray | None = None
+) -> list[dict]:
+    """For each of ``items``, the liked movies' contributions to it — their weight on it, times
+    their ``values`` when given (an interaction's confidence, :mod:`recsys.model.feedback`): the
+    ``shown`` largest, each with the largest like co-cluster holding both movies, and the rest
+    summed.  The weights of all the items are looked up and ordered at once (largest first, ties
+    by movie)."""
     W = fp.item_weights
     liked = np.asarray(liked, dtype=np.int64)
+    x = np.ones(len(liked)) if values is None else np.asarray(values, dtype=np.float64)
     pos = W.positions((items[:, None] + liked[None, :] * np.int64(W.shape[1])).ravel()).reshape(len(items), len(liked))
     found = pos >= 0
-    weight = np.where(found, W.values[pos], 0.0)
-    # not found sorts last; then by decreasing weight; then by movie
+    weight = np.where(found, W.values[pos] * x[None, :], 0.0)
+    # not found sorts last; then by decreasing contribution; then by movie
     order = np.lexsort((np.broadcast_to(liked, pos.shape), -weight, ~found), axis=1)
     weight, pos = np.take_along_axis(weight, order, axis=1), np.take_along_axis(pos, order, axis=1)
-    src = liked[order]
+    src, conf = liked[order], x[order]
     counts, largest = fp.shared_coclusters
     out = []
     for r, n_found in enumerate(found.sum(axis=1).tolist()):
         named = []
         for k in range(min(shown, n_found)):
-            j, w, at = int(src[r, k]), weight[r, k], pos[r, k]
+            j, w, at, c = int(src[r, k]), weight[r, k], pos[r, k], float(conf[r, k])
             pairs = int(counts[at])
             entry = {"item": _plain(fp.items[j]), "name": fp.item_name(j), "weight": float(w), "coclusters": pairs}
-            text = f"you {LIKED[fp.feedback]} {fp.item_name(j)} ({w:+.3f})"
+            if c == 1.0:
+                text = f"you {LIKED[fp.feedback]} {fp.item_name(j)} ({w:+.3f})"
+            else:  # the contribution is the pair's weight times the interaction's confidence
+                entry["confidence"] = c
+                text = f"you {LIKED[fp.feedback]} {fp.item_name(j)} ({w:+.3f}: {w / c:+.3f} × confidence {c:.2f})"
             if pairs:
                 cocluster, held = _pair_reason(fp, int(largest[at]))
                 entry["cocluster"] = dict(cocluster)

@@ -10,15 +10,23 @@ co-cluster item model, which make the lists and their reasons, with popularity b
 explicit data.  What needs negatives is absent, not faked: no dislike profile, no like-probability
 (``predict`` answers the list's relevance score instead; :mod:`recsys.model.scoring`).
 
-Every interaction counts once: the co-clusters are of a binary relation, and the item model reads
-0/1 like EASE and iALS's usual setting; a ``count`` column is read (a repeated line adds to it) and
-kept with the data, not weighted.
+The co-clusters are of the binary relation: an interaction is in it or not.  A ``count`` column
+(plays, views; ``weight`` when there is no count; a repeated line adds to it) becomes each
+interaction's *confidence* where the model can use it — the item model's regression and the sum
+that scores a list, a person's row ``x_u`` of ``x_u W`` — by the declared transform
+``confidence="log"``: ``log2(1 + count)``, so that one play weighs 1, three weigh 2 and seven 3
+(:data:`CONFIDENCES`; ``"none"``: every interaction 1, as without counts).  The model stores an
+interaction's confidence as its "rating" (always above :data:`IMPLICIT_THRESHOLD`: a like), and
+:meth:`~recsys.model.profiles.FittedProfiles.source_weights` reads it back; the explanations show
+each item's term with it, so that they still add up to the score.
 
 >>> import pandas as pd
 >>> plays = pd.DataFrame({"user": ["a", "a", "b"], "item": [1, 2, 1], "count": [3, 1, 7]})
 >>> resolve("auto", plays)
 'implicit'
 >>> interactions_frame(plays)["rating"].tolist()
+[2.0, 1.0, 3.0]
+>>> interactions_frame(plays, confidence="none")["rating"].tolist()
 [1.0, 1.0, 1.0]
 """
 
@@ -37,6 +45,10 @@ LIKED_BY = {EXPLICIT: "liked by", IMPLICIT: "chosen by"}
 # an interaction as the model stores it: a "rating" above IMPLICIT_THRESHOLD, so a like
 INTERACTION = 1.0
 IMPLICIT_THRESHOLD = 0.0
+# how a count weighs an interaction: "log", log2(1 + count) (one play 1, three 2); "none": 1 each
+CONFIDENCES = ("log", "none")
+# the columns read as counts, the first present
+COUNT_COLUMNS = ("count", "weight")
 
 
 def resolve(feedback: str, ratings) -> str:
@@ -58,9 +70,10 @@ def resolve(feedback: str, ratings) -> str:
     return IMPLICIT
 
 
-def interactions_frame(ratings):
-    """``user, item, rating`` with every (user, item) pair once and ``rating`` :data:`INTERACTION`
-    (any rating or count of the input is not read)."""
+def interactions_frame(ratings, confidence: str = "log"):
+    """``user, item, rating`` with every (user, item) pair once and ``rating`` its confidence: 1
+    (:data:`INTERACTION`), or with ``confidence="log"`` and a count column (:data:`COUNT_COLUMNS`)
+    ``log2(1 + count)``, the counts of a pair's lines added (any rating of the input is not read)."""
     import pandas as pd
 
     if not isinstance(ratings, pd.DataFrame) or not {"user", "item"} <= set(ratings.columns):
@@ -69,5 +82,25 @@ def interactions_frame(ratings):
         raise RatingsError("interactions are empty")
     if ratings[["user", "item"]].isna().any().any():
         raise RatingsError("interactions have a missing user or item id")
-    pairs = ratings[["user", "item"]].drop_duplicates(ignore_index=True)
-    return pairs.assign(rating=np.full(len(pairs), INTERACTION))
+    if confidence not in CONFIDENCES:
+        raise RatingsError(f"confidence must be one of {', '.join(CONFIDENCES)}, got {confidence!r}")
+    column = next((c for c in COUNT_COLUMNS if c in ratings.columns), None)
+    if confidence == "none" or column is None:
+        pairs = ratings[["user", "item"]].drop_duplicates(ignore_index=True)
+        return pairs.assign(rating=np.full(len(pairs), INTERACTION))
+    counts = pd.to_numeric(ratings[column], errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~(np.isfinite(counts) & (counts > 0)))
+    if len(bad):
+        row = ratings.index[bad[0]]
+        raise RatingsError(
+            f"interactions' {column} must be positive numbers: row {row!r} has {ratings[column].iloc[bad[0]]!r}"
+            f" ({len(bad):,} such rows)"
+        )
+    frame = ratings[["user", "item"]].assign(count=counts)
+    pairs = frame.groupby(["user", "item"], sort=False, as_index=False)["count"].sum()
+    return pairs[["user", "item"]].assign(rating=confidence_of(pairs["count"].to_numpy()))
+
+
+def confidence_of(counts) -> np.ndarray:
+    """The ``"log"`` confidence of interaction counts: ``log2(1 + count)`` (1 for one)."""
+    return np.log2(1.0 + np.asarray(counts, dtype=np.float64))

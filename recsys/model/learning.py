@@ -527,7 +527,7 @@ def _item_model(
             return full_weights(table, l2)
         return item_weights(table, pairs, l2, max_partners=max_partners, done=lambda f: tell(say, f, what))
 
-    fp = dataclasses.replace(fp, item_weights=solve(fp.liked, "weights from the likes", pairs))
+    fp = dataclasses.replace(fp, item_weights=solve(fp.sources, "weights from the likes", pairs))
     if residual_model:
         # the residual twin weighs the pairs the likes' weights were solved on (where supports are
         # capped, the partners most liked together; otherwise the whole support)

@@ -128,7 +128,9 @@ def item_list(model, person, rated: np.ndarray, n: int, probability) -> list[dic
     if todo.any() and state.scored:  # implicit feedback: no like-probability to show
         p[todo] = probability(top[todo])
     new = state.profiles.attribute_evidence if state.uses_attributes else None
-    return explain_item_list(state.profiles, person.liked, top, listed, p, new_items=new)
+    fp = state.profiles
+    weights = fp.source_weights(person.ratings)[person.ratings > fp.like_threshold]  # person.liked's
+    return explain_item_list(fp, person.liked, top, listed, p, new_items=new, values=weights)
 
 
 def batch_lists(model, users, n: int) -> list:
@@ -166,16 +168,17 @@ def list_score_rows(model, histories: list) -> np.ndarray:
     return out
 
 
-def list_scores(state, liked: np.ndarray) -> np.ndarray:
-    """Every item's list score for someone who liked ``liked`` (item indices): the item model's sum
-    of weights and, when the score uses the attributes, each new item's score from its attributes
+def list_scores(state, liked: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
+    """Every item's list score for someone who liked ``liked`` (item indices; ``values``: their
+    weights, an interaction's confidence, default 1): the item model's weighted sum of their rows
+    and, when the score uses the attributes, each new item's score from its attributes
     (:meth:`recsys.model.attributes.AttributeEvidence.with_new_items`)."""
-    from .item_model import scores
+    from .item_model import scores, weighted_scores
 
     fp = state.profiles
     if fp.item_weights is None:
         raise NotFittedError(NO_ITEM_MODEL)
-    key = scores(fp.item_weights, liked)
+    key = scores(fp.item_weights, liked) if values is None else weighted_scores(fp.item_weights, liked, values)
     return fp.attribute_evidence.with_new_items(key) if state.uses_attributes else key
 
 

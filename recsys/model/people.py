@@ -1,7 +1,9 @@
 """Who a score or a list is for: a user of the training ratings (an id) or a person given by a
 history of ratings (a mapping item → rating, a frame with ``item`` and ``rating`` columns, or
-``(item, rating)`` pairs) — for a model of implicit feedback, of items (a list of ids, or any of
-those, whose values are not read) — read as the model reads a person (:mod:`recsys.model.fold_in`).
+``(item, rating)`` pairs) — for a model of implicit feedback, of interactions (a list of ids, an
+item listed twice two interactions; or any of those, their values counts: a mapping item → count,
+a frame with ``item`` and ``count`` columns, ``(item, count)`` pairs) — read as the model reads a
+person (:mod:`recsys.model.fold_in`; an implicit model weighs the counts by its ``confidence``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import NotFittedError, ParameterError, UnknownIdError
-from .feedback import INTERACTION
+from .feedback import COUNT_COLUMNS, INTERACTION, confidence_of
 from .settings import RECOMMENDER_PARAMS
 
 
@@ -63,8 +65,8 @@ def known_ratings(model, ratings) -> tuple[np.ndarray, np.ndarray]:
     """The item indices and ratings of the history ``ratings`` the model knows (an error if none);
     for a model of implicit feedback, the items of the history, each one interaction."""
     if model.fitted_.implicit:
-        raw_items = interacted_items(ratings)
-        values = np.full(len(raw_items), INTERACTION)
+        raw_items, counts = interaction_counts(ratings)
+        values = confidence_of(counts) if model.confidence == "log" else np.full(len(raw_items), INTERACTION)
     else:
         model.fitted_.check_scored()
         raw_items, values = item_ratings(ratings)
@@ -92,17 +94,30 @@ def item_ratings(ratings) -> tuple[list, np.ndarray]:
     return items, values
 
 
-def interacted_items(history) -> list:
-    """The items of a history of interactions: a list of item ids, a mapping item → count (or
-    rating: not read), a frame with an ``item`` column, or ``(item, value)`` pairs."""
+def interaction_counts(history) -> tuple[list, np.ndarray]:
+    """The distinct items of a history of interactions and each one's count: a list of item ids
+    (each occurrence one), a mapping item → count, a frame with an ``item`` column and perhaps a
+    ``count`` (or ``weight``) column, or ``(item, count)`` pairs; an item given twice adds up."""
+    import pandas as pd
+
     if hasattr(history, "columns"):
         if "item" not in history.columns:
             raise ParameterError("a person's interactions need an item column")
+        column = next((c for c in COUNT_COLUMNS if c in history.columns), None)
         items = history["item"].tolist()
+        counts = history[column].tolist() if column else [1.0] * len(items)
     elif isinstance(history, Mapping):
-        items = list(history)
+        items, counts = list(history), list(history.values())
     else:
-        items = [x[0] if isinstance(x, (tuple, list)) else x for x in history]
+        pairs = [x if isinstance(x, (tuple, list)) else (x, 1.0) for x in history]
+        items, counts = [p[0] for p in pairs], [p[1] for p in pairs]
     if not items:
         raise ParameterError("a person's history is empty: give at least one item")
-    return items
+    try:
+        counts = np.asarray(counts, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError("a person's interaction counts must be positive numbers") from None
+    if not (np.isfinite(counts) & (counts > 0)).all():
+        raise ParameterError("a person's interaction counts must be positive numbers")
+    summed = pd.Series(counts).groupby(pd.Index(items, dtype=object), sort=False).sum()
+    return summed.index.tolist(), summed.to_numpy(dtype=np.float64)

@@ -219,6 +219,23 @@ class FittedProfiles:
         """Users × items: the training likes."""
         return self.ratings.select(self.ratings.values > self.like_threshold).with_values(None)
 
+    def source_weights(self, values) -> np.ndarray:
+        """Each rated item's weight in the item model's sum ``x_u W``, from its rating: 1 for a like
+        and 0 otherwise; an interaction's confidence (:mod:`recsys.model.feedback`: 1 without counts)."""
+        values = np.asarray(values, dtype=np.float64)
+        liked = values > self.like_threshold
+        return np.where(liked, values, 0.0) if self.implicit else liked.astype(np.float64)
+
+    @cached_property
+    def sources(self) -> Csr:
+        """Users × items: the rows ``x_u`` the item model learns from and scores with — the likes
+        (no values: ones), or an implicit model's interactions with their confidence when any is
+        not 1."""
+        if not self.implicit:
+            return self.liked
+        values = self.ratings.values[self.ratings.values > self.like_threshold]
+        return self.liked if np.all(values == 1.0) else self.liked.with_values(values)
+
     @cached_property
     def disliked(self) -> Csr:
         return self.ratings.select(self.ratings.values <= self.like_threshold).with_values(None)

@@ -22,7 +22,7 @@ from coclust.params import Instance, Interval, Options, Params, Subset, check_pa
 from ..errors import NotFittedError, ParameterError
 from . import listing, people, scoring
 from .attributes import ATTRIBUTE_FITS
-from .feedback import FEEDBACKS
+from .feedback import CONFIDENCES, FEEDBACKS
 from .listing import Ranking
 from .scoring import Predictions
 from .settings import FEATURES, NEIGHBOURS, SCALINGS, check_coclustering
@@ -43,37 +43,31 @@ class ProfileRecommender(Params):
     with :class:`coclust.HBLCoClust`.  Two predictions are available on one fitted model:
 
     ``mode="paper"``
-        the paper's rule: the user's like profile (the features of the like co-clusters the user
-        belongs to) and dislike profile, minus their intersection; the larger Jaccard similarity
-        of the movie's attributes with the two profiles wins; no match abstains.
+        the paper's rule: the side whose profile (its co-clusters' features less the other's) has the
+        larger Jaccard similarity with the movie's attributes wins; with no match, it abstains.
     ``mode="scored"`` (default)
-        a like-probability from the evidence of :mod:`recsys.model.terms`: the user's and the movie's
-        share of likes, the rating baseline, and the rating residuals of the users who share the
-        user's co-clusters and of the movies that share the movie's co-clusters.  The weights are
-        a logistic regression fitted on a held-out ``validation_fraction`` of the training
-        ratings (the co-clusters then come from the rest), after which the profiles are refitted
-        on all training ratings (on large data, see ``scaling``, the held-out ratings are added to
-        them instead).
+        a like-probability from the evidence of :mod:`recsys.model.terms` (shares of likes, the
+        rating baseline, the residuals of the users and movies sharing the pair's co-clusters),
+        weighed by a logistic regression fitted on a held-out ``validation_fraction`` of the
+        training ratings; the profiles are then refitted on all of them (on large data, see
+        ``scaling``, the held-out ratings are added instead).
 
     Parameters
     ----------
     like_threshold : float, default=2.0
         A rating above it is a like (the paper's rule).
     features : {"movies", "all", "attributes"}, default="movies"
-        What is co-clustered: the users × movies relation, each co-cluster then taking the
-        attributes of its movies that most of its users like (``movies``); every feature together
-        as in the paper (``all``); the attribute features only (``attributes``).
-        See :mod:`recsys.model.learning`.
+        What is co-clustered (:mod:`recsys.model.learning`): users × movies, each co-cluster then
+        taking its movies' attributes most of its users like (``movies``); every feature together as
+        in the paper (``all``); the attribute features only (``attributes``).
     like_params, dislike_params : dict, optional
         :class:`coclust.HBLCoClust` parameters; default
         :data:`~recsys.model.settings.RECOMMENDER_PARAMS` (:data:`~recsys.model.settings.PAPER_PARAMS`
         are the paper's).
     evidence : tuple of str, default: all of :data:`recsys.model.terms.GROUPS`
         Evidence groups the scored mode uses (ablations remove some).
-    n_neighbours : int, default=200
-        Neighbours kept per user and per movie.
-    n_votes : int, default=40
-        Neighbours whose residuals vote on one pair.
+    n_neighbours, n_votes : int, default=200, 40
+        Neighbours kept per user and per movie; those whose residuals vote on one pair.
     shrinkage : float, default=1.0
         Added to the similarity mass of a vote: few or weak neighbours vote towards 0.
     neighbours : {"coclusters", "ratings"}, default="coclusters"
@@ -102,6 +96,8 @@ class ProfileRecommender(Params):
     feedback : {"auto", "explicit", "implicit"}, default="auto"
         Ratings, or interactions (plays, clicks: lists and a relevance score, no like-probability
         or dislike profile; :mod:`recsys.model.feedback`); ``auto``: implicit without a ``rating`` column.
+    confidence : {"log", "none"}, default="log"
+        Interactions' counts: each weighs ``log2(1 + count)`` in the item model and the lists, or 1.
     random_state : int, default=0
 
     Attributes
@@ -153,6 +149,7 @@ class ProfileRecommender(Params):
         "list_score": [Options("blend", "item_model")],
         "scaling": [Options(*SCALINGS)],
         "feedback": [Options(*FEEDBACKS)],
+        "confidence": [Options(*CONFIDENCES)],
         "attribute_fit": [Options(*ATTRIBUTE_FITS)],
         "random_state": [Interval(int, 0, None)],
     }
@@ -182,6 +179,7 @@ class ProfileRecommender(Params):
         list_score: str = "blend",
         scaling: str = "auto",
         feedback: str = "auto",
+        confidence: str = "log",
         attribute_fit: str = "joint",
         random_state: int = 0,
     ):
@@ -200,6 +198,7 @@ class ProfileRecommender(Params):
         self.list_score = list_score
         self.scaling = scaling
         self.feedback = feedback
+        self.confidence = confidence
         self.attribute_fit = attribute_fit
         self.random_state = random_state
 

@@ -108,13 +108,14 @@ def recommender_params(
     scheduler: str | None = None,
     scaling: str = "auto",
     feedback: str = "auto",
+    confidence: str = "log",
 ) -> dict:
     """:class:`~recsys.model.ProfileRecommender` parameters from a user's choices.
 
     ``paper`` takes the paper's co-clustering parameters and features (every feature, as the
     paper co-clusters them); ``coclust`` overrides single HBLCoClust parameters (``None`` values
-    are ignored); ``scheduler`` sends the co-clustering's LSH step to that Dask scheduler; ``scaling``
-    and ``feedback`` are :class:`~recsys.model.ProfileRecommender`'s.
+    are ignored); ``scheduler`` sends the co-clustering's LSH step to that Dask scheduler; ``scaling``,
+    ``feedback`` and ``confidence`` are :class:`~recsys.model.ProfileRecommender`'s.
 
     >>> recommender_params(paper=True, coclust={"n_bands": 100, "min_rows": None})["like_params"]["n_bands"]
     100
@@ -131,6 +132,7 @@ def recommender_params(
         random_state=random_state,
         scaling=scaling,
         feedback=feedback,
+        confidence=confidence,
     )
 
 

@@ -48,7 +48,7 @@ def fit_state(model, ratings, item_attributes, items, progress, scored: bool) ->
     ratings = as_ratings_frame(ratings)
     say = progress or (lambda message: None)
     if resolve(model.feedback, ratings) == IMPLICIT:
-        return _implicit_state(model, interactions_frame(ratings), item_attributes, items, say)
+        return _implicit_state(model, interactions_frame(ratings, model.confidence), item_attributes, items, say)
     if "rating" not in ratings.columns:
         raise RatingsError("ratings have no rating column; for interactions (plays, clicks) use feedback='implicit'")
     t0 = time.perf_counter()

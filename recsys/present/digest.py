@@ -25,6 +25,8 @@ def terms(rec: dict, feedback: str = EXPLICIT) -> list[dict]:
             text = f"{c['attribute']}: your {c['rated']} rated movies with it average {c['mean']:+.2f}"
         else:
             text = f"you {LIKED[feedback]} {c['name']}"
+            if "confidence" in c:  # an interaction's count weighs its weight (recsys.model.feedback)
+                text += f" (× confidence {c['confidence']:.2f})"
         out.append({"text": text, "weight": float(c["weight"]), "group": (c.get("cocluster") or {}).get("id")})
     return sorted(out, key=lambda t: -abs(t["weight"]))
 

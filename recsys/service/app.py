@@ -369,8 +369,9 @@ def _checked_ratings(served: Served, person: NewPerson) -> tuple[dict, list]:
     for k, (r, i) in enumerate(zip(person.ratings, index.tolist())):
         if r.rating is None and not fp.implicit:
             raise _invalid(("body", "ratings", k, "rating"), "rating is required: this model learnt from ratings")
-        value = lo if fp.implicit else float(r.rating)  # implicit feedback: the item was chosen, no value read
-        if not math.isfinite(value) or not lo <= value <= hi:
+        # implicit feedback: the item was chosen, once (no value read: the model reads a mapping's values as counts)
+        value = 1.0 if fp.implicit else float(r.rating)
+        if not fp.implicit and (not math.isfinite(value) or not lo <= value <= hi):
             raise _invalid(
                 ("body", "ratings", k, "rating"), f"rating must be between {lo:g} and {hi:g}, got {r.rating!r}"
             )
