@@ -155,6 +155,18 @@ def _data_sets(names: list[str]) -> str:
     return ", ".join(said + [n for n in names if not n.startswith("ml-100k-")])
 
 
+def _count_choices(methods: dict) -> str:
+    """What the methods that can read counts chose to do with them on the tuning part (none when
+    the data had no counts to choose from)."""
+    if "confidence" not in methods.get("profile", {}).get("params", {}):
+        return ""
+    read = {"log": "read", "none": "left", "weighted": "read", "all": "left"}
+    names = {"ease": "EASE", "itemknn": "ItemKNN", "ials": "iALS"}
+    said = [f"the product {read[methods['profile']['params']['confidence']]} them"]
+    said += [f"{names[m]} {read[methods[m]['params']['input']]} them" for m in names if m in methods]
+    return " Given the counts, chosen on the tuning part: " + ", ".join(said) + "."
+
+
 def readme_paragraph(runs: dict) -> str:
     """The README's figures on interactions, from the results files alone (a test compares them):
     MovieLens 100K's five folds pooled, then ml-latest-small and the play generator per data set."""
@@ -184,7 +196,7 @@ def readme_paragraph(runs: dict) -> str:
                 f" {what} ({run['grid']} grids at {run['evaluation'].get('commit', '?')[:7]}) it scores "
                 f"{t['methods']['profile']['ndcg@10']:.4f} against EASE's "
                 f"{t['methods']['ease']['ndcg@10']:.4f}: {_said(ci['ease'], 'EASE')}, "
-                f"{_said(ci['random_support'], 'random pairs')}."
+                f"{_said(ci['random_support'], 'random pairs')}." + _count_choices(t["methods"])
             )
     edges: dict[str, list[str]] = {}
     for name, r in runs.items():

@@ -30,6 +30,12 @@ def model():
     return ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(plays())
 
 
+@pytest.fixture(scope="module")
+def counted():
+    """The model of the same plays with their counts as confidence (``confidence="log"``)."""
+    return ProfileRecommender(confidence="log", like_params=FAST, dislike_params=FAST).fit(plays())
+
+
 # -- reading ------------------------------------------------------------------------------------
 def test_a_file_without_ratings_is_read_as_interactions(tmp_path):
     p = written(tmp_path / "p.csv", "user,item,plays,timestamp\na,s1,3,10\na,s2,1,11\nb,s1,2,12\na,s1,4,20\n")
@@ -116,9 +122,10 @@ def test_relevance_is_the_list_score_and_its_lines_add_up(model):
     assert p.reason.tolist()[1:] == ["unknown item", "unknown user"]
 
 
-def test_a_new_person_is_their_items_and_counts(model):
+def test_a_new_person_is_their_items_and_counts(counted):
     """A person given by the items they chose and how often gets the list a user with those
     interactions gets; items alone count once each, however they are given."""
+    model = counted
     fp = model.profiles_
     u = int(fp.user_index(["u5"])[0])
     frame = plays()
@@ -148,9 +155,9 @@ def test_counts_are_the_confidence_the_item_model_and_the_lists_read():
     from recsys.model.listing import list_key, list_scores
 
     frame = plays()
-    log = ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(frame)
-    none = ProfileRecommender(confidence="none", like_params=FAST, dislike_params=FAST).fit(frame)
-    ones = ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(frame.assign(count=1))
+    log = ProfileRecommender(confidence="log", like_params=FAST, dislike_params=FAST).fit(frame)
+    none = ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(frame)  # the default
+    ones = ProfileRecommender(confidence="log", like_params=FAST, dislike_params=FAST).fit(frame.assign(count=1))
     fp = log.profiles_
     pairs = pd.Series(frame["count"].to_numpy(float), index=pd.MultiIndex.from_frame(frame[["user", "item"]]))
     r = fp.ratings
@@ -170,7 +177,9 @@ def test_counts_are_the_confidence_the_item_model_and_the_lists_read():
     assert log.lists(["u7"], 5) != none.lists(["u7"], 5)
 
 
-def test_an_explanation_shows_each_items_confidence_and_still_adds_up(model):
+def test_an_explanation_shows_each_items_confidence_and_still_adds_up(counted, model):
+    assert not [c for r in model.recommend("u0", 5) for c in r["contributions"] if "confidence" in c]
+    model = counted
     recs = model.recommend("u0", 5)
     shown = [c for r in recs for c in r["contributions"] if "confidence" in c]
     assert shown, "u0 played some items more than once"
@@ -184,7 +193,7 @@ def test_counts_that_are_not_positive_numbers_are_an_error():
     frame = plays()
     for bad in (0, -2, np.nan):
         with pytest.raises(RatingsError, match=r"count must be positive numbers: row 3 has"):
-            ProfileRecommender(like_params=FAST, dislike_params=FAST).fit(
+            ProfileRecommender(confidence="log", like_params=FAST, dislike_params=FAST).fit(
                 frame.assign(count=frame["count"].where(frame.index != 3, bad))
             )
     with pytest.raises(ParameterError, match="confidence"):
@@ -214,7 +223,7 @@ def test_train_recommend_predict_explain_from_a_plays_file(tmp_path):
     frame.to_csv(tmp_path / "plays.csv", index=False)
     out = tmp_path / "model"
     fast = ["--n-bands", "60", "--band-size", "2", "--min-rows", "2", "--min-cols", "2"]
-    res = recsys_here("train", "--ratings", tmp_path / "plays.csv", "--out", out, *fast)
+    res = recsys_here("train", "--ratings", tmp_path / "plays.csv", "--out", out, "--confidence", "log", *fast)
     assert res.returncode == 0, res.stderr
     assert "has no rating column: read as interactions (implicit feedback)" in res.stderr
     assert "co-clusters of the interactions" in res.stdout and "dislike" not in res.stdout

@@ -167,7 +167,7 @@ class ModelChoice:
     scheduler: str | None
     scaling: str = "auto"
     implicit: bool = False
-    confidence: str = "log"
+    confidence: str = "none"
 
     def params(self, paper: bool = False) -> dict:
         """:class:`~recsys.model.ProfileRecommender` parameters (``paper``: the paper's setting)."""
@@ -234,10 +234,10 @@ MODEL = Group(
         "confidence": (
             str,
             typer.Option(
-                "log",
+                "none",
                 "--confidence",
-                help="Interactions with a count column: log weighs each by log2(1 + count) in the item model "
-                "and the lists (one play 1, three 2, seven 3); none counts each once.",
+                help="Interactions with a count column: none counts each once; log weighs each by log2(1 + count) "
+                "in the item model and the lists (one play 1, three 2, seven 3).",
             ),
         ),
     },

@@ -96,8 +96,8 @@ class ProfileRecommender(Params):
     feedback : {"auto", "explicit", "implicit"}, default="auto"
         Ratings, or interactions (plays, clicks: lists and a relevance score, no like-probability
         or dislike profile; :mod:`recsys.model.feedback`); ``auto``: implicit without a ``rating`` column.
-    confidence : {"log", "none"}, default="log"
-        Interactions' counts: each weighs ``log2(1 + count)`` in the item model and the lists, or 1.
+    confidence : {"none", "log"}, default="none"
+        Interactions' counts: each interaction weighs 1, or ``log2(1 + count)`` in the item model and lists.
     random_state : int, default=0
 
     Attributes
@@ -179,7 +179,7 @@ class ProfileRecommender(Params):
         list_score: str = "blend",
         scaling: str = "auto",
         feedback: str = "auto",
-        confidence: str = "log",
+        confidence: str = "none",
         attribute_fit: str = "joint",
         random_state: int = 0,
     ):

@@ -108,7 +108,7 @@ def recommender_params(
     scheduler: str | None = None,
     scaling: str = "auto",
     feedback: str = "auto",
-    confidence: str = "log",
+    confidence: str = "none",
 ) -> dict:
     """:class:`~recsys.model.ProfileRecommender` parameters from a user's choices.
 
