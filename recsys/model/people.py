@@ -63,7 +63,8 @@ def user_person(model, u: int):
 
 def known_ratings(model, ratings) -> tuple[np.ndarray, np.ndarray]:
     """The item indices and ratings of the history ``ratings`` the model knows (an error if none);
-    for a model of implicit feedback, the items of the history, each one interaction."""
+    for a model of implicit feedback, the items of the history and their confidence (1 each, or
+    ``log2(1 + count)`` under ``confidence="log"``: :func:`interaction_counts`)."""
     if model.fitted_.implicit:
         raw_items, counts = interaction_counts(ratings)
         values = confidence_of(counts) if model.confidence == "log" else np.full(len(raw_items), INTERACTION)
