@@ -209,9 +209,8 @@ def _add_relevance(ex: Explanation, model, u: int, i: int) -> None:
     model's weights from the items the user chose, the three largest named with a co-cluster
     holding both, and the lists' popularity part."""
     fp = model.profiles_
-    mine = fp.ratings.row(u), fp.ratings.row_values(u)
-    chose = mine[1] > fp.like_threshold
-    part = _contributions(fp, mine[0][chose], np.array([i]), values=fp.source_weights(mine[1])[chose])[0]
+    chose, weights = fp.liked_sources(fp.ratings.row(u), fp.ratings.row_values(u))
+    part = _contributions(fp, chose, np.array([i]), values=weights)[0]
     parts = [
         {"cocluster": c.get("cocluster"), "item": c["item"], "contribution": c["weight"], "text": c["text"]}
         for c in part["named"]

@@ -128,9 +128,8 @@ def item_list(model, person, rated: np.ndarray, n: int, probability) -> list[dic
     if todo.any() and state.scored:  # implicit feedback: no like-probability to show
         p[todo] = probability(top[todo])
     new = state.profiles.attribute_evidence if state.uses_attributes else None
-    fp = state.profiles
-    weights = fp.source_weights(person.ratings)[person.ratings > fp.like_threshold]  # person.liked's
-    return explain_item_list(fp, person.liked, top, listed, p, new_items=new, values=weights)
+    liked, weights = state.profiles.liked_sources(person.items, person.ratings)
+    return explain_item_list(state.profiles, liked, top, listed, p, new_items=new, values=weights)
 
 
 def batch_lists(model, users, n: int) -> list:

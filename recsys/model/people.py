@@ -64,9 +64,9 @@ def user_person(model, u: int):
 def known_ratings(model, ratings) -> tuple[np.ndarray, np.ndarray]:
     """The item indices and ratings of the history ``ratings`` the model knows (an error if none);
     for a model of implicit feedback, the items of the history and their confidence (1 each, or
-    ``log2(1 + count)`` under ``confidence="log"``: :func:`interaction_counts`)."""
+    ``log2(1 + count)`` under ``confidence="log"``: :func:`history_counts`)."""
     if model.fitted_.implicit:
-        raw_items, counts = interaction_counts(ratings)
+        raw_items, counts = history_counts(ratings)
         values = confidence_of(counts) if model.confidence == "log" else np.full(len(raw_items), INTERACTION)
     else:
         model.fitted_.check_scored()
@@ -95,7 +95,7 @@ def item_ratings(ratings) -> tuple[list, np.ndarray]:
     return items, values
 
 
-def interaction_counts(history) -> tuple[list, np.ndarray]:
+def history_counts(history) -> tuple[list, np.ndarray]:
     """The distinct items of a history of interactions and each one's count: a list of item ids
     (each occurrence one), a mapping item → count, a frame with an ``item`` column and perhaps a
     ``count`` (or ``weight``) column, or ``(item, count)`` pairs; an item given twice adds up."""

@@ -226,6 +226,13 @@ class FittedProfiles:
         liked = values > self.like_threshold
         return np.where(liked, values, 0.0) if self.implicit else liked.astype(np.float64)
 
+    def liked_sources(self, items: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Of a person's rated ``items`` and their ``values``: the items liked and their weights
+        (:meth:`source_weights`), what the item model's sum and its explanations read."""
+        values = np.asarray(values, dtype=np.float64)
+        liked = values > self.like_threshold
+        return np.asarray(items)[liked], self.source_weights(values)[liked]
+
     @cached_property
     def sources(self) -> Csr:
         """Users × items: the rows ``x_u`` the item model learns from and scores with — the likes
