@@ -57,3 +57,32 @@ def attribute_means(user_codes, item_codes, ratings, a_ptr, a_idx, n_users, n_at
                     sums[slot[a]] += r
                     counts[slot[a]] += 1.0
     return users, attrs, sums, counts
+
+
+@numba.njit(nogil=True, cache=True)
+def plain_fields(raw, start, sep):
+    """Whether the delimited bytes ``raw[start:]`` are *plain*: no quote anywhere, and no field that
+    opens or closes with a byte that may be white space (ASCII white space, or any byte of a
+    multi-byte character, conservatively).  Such fields split the same for every CSV reader, and
+    stripping them changes nothing.  One pass over the bytes."""
+    n = len(raw)
+    at_edge = True  # the next byte opens a field
+    for i in range(start, n):
+        c = raw[i]
+        if c == 34:  # '"'
+            return False
+        if c == sep or c == 10 or c == 13:
+            if not at_edge and _maybe_space(raw[i - 1]):
+                return False
+            at_edge = True
+        else:
+            if at_edge and _maybe_space(c):
+                return False
+            at_edge = False
+    return at_edge or not _maybe_space(raw[n - 1])
+
+
+@numba.njit(inline="always")
+def _maybe_space(c):
+    # what str.strip() may remove: ASCII white space, 0x1c-0x1f, and (unseen here) Unicode's
+    return c == 32 or 9 <= c <= 13 or 28 <= c <= 31 or c >= 128

@@ -22,10 +22,21 @@ def decode_text(raw: bytes, source: str | Path, encoding: str = "utf-8") -> str:
         ) from None
 
 
+def read_bytes(path: str | Path) -> bytes:
+    """Whole file as bytes; an empty file (or one of white space only) is an error."""
+    raw = Path(path).read_bytes()
+    if raw.isspace() or not raw:
+        raise DataFormatError(f"{path}: file is empty")
+    return raw
+
+
+def first_line(raw: bytes) -> str:
+    """The first line of ``raw``, decoded as UTF-8 (bytes that are not: replaced), without copying
+    the rest of a large file."""
+    end = raw.find(b"\n")
+    return (raw if end < 0 else raw[:end]).rstrip(b"\r").decode("utf-8", errors="replace")
+
+
 def read_text(path: str | Path, encoding: str = "utf-8") -> str:
     """Whole file as text; undecodable bytes and empty files are errors naming the line."""
-    path = Path(path)
-    raw = path.read_bytes()
-    if not raw.strip():
-        raise DataFormatError(f"{path}: file is empty")
-    return decode_text(raw, path, encoding)
+    return decode_text(read_bytes(path), path, encoding)

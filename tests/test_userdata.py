@@ -194,3 +194,53 @@ def test_repeated_pairs_found_as_pandas_finds_them(pairs, text_users):
     if all(isinstance(i, int) for i in items):
         ratings["item"] = ratings["item"].astype(np.int64)
     assert _any_repeated_pair(ratings) == bool(ratings.duplicated(["user", "item"]).any())
+
+
+# -- plain files read by Arrow's CSV reader: the table pandas reads, or pandas reads it -------------
+from unittest import mock  # noqa: E402
+
+from ingest._kernels import plain_fields  # noqa: E402
+from ingest.tables import read_csv_text, read_plain_csv  # noqa: E402
+
+# bytes that split or strip differently from one reader to another: quotes, white space at a
+# field's edge (ASCII, 0x1c-0x1f, a non-breaking space), line ends of both kinds, a BOM
+_PIECES = st.sampled_from(
+    ["1", "ab", "007", " ", "\t", '"', "'", ",", ";", "\n", "\r\n", "\r", "é", "\xa0", "\x1f", ""]
+)
+_CSV = st.lists(_PIECES, max_size=30).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["user,item,rating", "user;item", "a,a", "\ufeffuser,item"]), _CSV, st.sampled_from([",", ";"]))
+def test_plain_files_read_as_pandas_reads_them(header, body, sep):
+    raw = f"{header}\n{body}".encode()
+    with mock.patch("ingest.tables.PLAIN_FROM_BYTES", 0):  # files of any size
+        got = read_plain_csv(raw, sep)
+    if got is None:
+        return
+    want = read_csv_text("r.csv", sep, raw.decode(), skipinitialspace=True)
+    pd.testing.assert_frame_equal(got, want)
+    for column in got:  # a plain file's fields are stripped already: read_ratings does not strip them
+        assert got[column].tolist() == got[column].str.strip().tolist()
+
+
+def test_which_files_are_plain():
+    def plain(text, sep=","):
+        return plain_fields(np.frombuffer(text.encode(), dtype=np.uint8), 0, ord(sep))
+
+    assert plain("user,item\n1,2\r\n3,\n")
+    assert not plain('user,item\n1,"2"\n')  # a quote
+    assert not plain("user,item\n1, 2\n") and not plain("user,item\n1 ,2\n") and not plain("user,item\n1,2 ")
+    assert not plain("user,item\n1,\xa02\n")  # white space beyond ASCII, at an edge
+    assert plain("user,item\nmaría,2\n")  # inside a field any byte is fine
+    assert plain("a\tb\n1\t2\n", "\t") and not plain("a\tb\n1 \t2\n", "\t")
+
+
+def test_ratings_read_alike_plain_or_not(tmp_path, monkeypatch):
+    monkeypatch.setattr("ingest.tables.PLAIN_FROM_BYTES", 0)
+    plain = written(tmp_path / "plain.csv", "user,item,rating,timestamp\nann,007,4.5,2020-01-02\n2,12,2,1577836800\n")
+    spaced = written(
+        tmp_path / "spaced.csv", 'user, item,rating,timestamp\nann ,007, 4.5,2020-01-02\n"2",12,2,1577836800\n'
+    )
+    assert read_plain_csv(plain.read_bytes(), ",") is not None and read_plain_csv(spaced.read_bytes(), ",") is None
+    pd.testing.assert_frame_equal(read_ratings(plain), read_ratings(spaced))
