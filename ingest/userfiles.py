@@ -264,7 +264,7 @@ def read_ratings(
 def interaction_counts(interactions: pd.DataFrame) -> pd.DataFrame:
     """Interactions with each (user, item) pair once: a repeated pair is more of the same (a play
     log lists every play), its counts added and its latest timestamp kept."""
-    if not _any_repeated_pair(interactions):
+    if not any_repeated_pair(interactions):
         return interactions
     agg = {"count": "sum", **({"timestamp": "max"} if "timestamp" in interactions else {})}
     return interactions.groupby(["user", "item"], sort=False, as_index=False).agg(agg)
@@ -309,7 +309,7 @@ def resolve_duplicates(ratings: pd.DataFrame, path, policy: str = "error", lines
     ``i``'s line in ``path``, for the error message)."""
     if policy not in DUPLICATES:
         raise DataRequestError(f"duplicates must be one of {', '.join(DUPLICATES)}, got {policy!r}")
-    if not _any_repeated_pair(ratings):
+    if not any_repeated_pair(ratings):
         return ratings
     dup = ratings.duplicated(["user", "item"], keep=False).to_numpy()
     if policy == "error":
@@ -327,7 +327,7 @@ def resolve_duplicates(ratings: pd.DataFrame, path, policy: str = "error", lines
     return ratings.groupby(["user", "item"], sort=False, as_index=False).agg(agg)
 
 
-def _any_repeated_pair(ratings: pd.DataFrame) -> bool:
+def any_repeated_pair(ratings: pd.DataFrame) -> bool:
     """Whether a (user, item) pair occurs twice: one sorted integer key per pair (2 s on 25 M
     ratings, where ``DataFrame.duplicated`` over the two columns takes 10)."""
     codes, sizes = [], []

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recsys.model.ids import IdIndex, distinct, id_array
+from recsys.model.ids import IdIndex, distinct, id_array, positions
 
 
 def one_by_one(index: IdIndex, ids) -> np.ndarray:
@@ -46,3 +46,14 @@ def test_inputs_that_need_the_rules_still_get_them():
     assert index(np.array([2**64 - 1, 10], dtype=np.uint64)).tolist() == [-1, 0]
     assert index(np.zeros(0, dtype=np.int64)).tolist() == []
     assert IdIndex(np.zeros(0, dtype=np.int64))(np.array([1, 2])).tolist() == [-1, -1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-(2**62), 2**62), min_size=1, max_size=30, unique=True), st.integers(0, 2**32 - 1))
+def test_positions_are_the_binary_searches(ids, seed):
+    rng = np.random.default_rng(seed)
+    wide = np.sort(np.array(ids, dtype=np.int64))
+    narrow = np.unique(wide % 64)  # a range a table covers
+    for vocab in (wide, narrow):
+        asked = rng.choice(vocab, size=50)
+        np.testing.assert_array_equal(positions(vocab, asked), np.searchsorted(vocab, asked))

@@ -328,6 +328,27 @@ def test_rating_baseline_is_surprise_baseline_only():
     assert np.allclose(bi, [algo.bi[trainset.to_inner_iid(i)] for i in items], atol=1e-9)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 9), st.integers(1, 7), st.integers(0, 4))
+def test_rating_baseline_is_the_alternating_means_bit_for_bit(seed, n_users, n_items, n_iter):
+    """The compiled baseline adds in the order ``np.bincount`` adds: the same floats as the numpy form."""
+    from recsys.model.csr import Csr
+    from recsys.model.ratings import rating_baseline
+
+    rng = np.random.default_rng(seed)
+    cells = rng.permutation(n_users * n_items)[: rng.integers(1, n_users * n_items + 1)]
+    R = Csr.from_pairs(cells // n_items, cells % n_items, (n_users, n_items), rng.uniform(0.5, 5, len(cells)))
+    r, u, i = R.values, R.row_of, R.idx
+    mean = float(r.mean())
+    bu, bi = np.zeros(n_users), np.zeros(n_items)
+    cu, ci = np.bincount(u, minlength=n_users), np.bincount(i, minlength=n_items)
+    for _ in range(n_iter):
+        bi = np.bincount(i, r - mean - bu[u], minlength=n_items) / (10.0 + ci)
+        bu = np.bincount(u, r - mean - bi[i], minlength=n_users) / (15.0 + cu)
+    got = rating_baseline(R, n_iter=n_iter)
+    assert got[0] == mean and np.array_equal(got[1], bu) and np.array_equal(got[2], bi)
+
+
 def test_features_attributes_coclusters_the_attributes_only():
     train, test, attrs, items = taste_data()
     model = ProfileRecommender(features="attributes", like_params=FAST, dislike_params=FAST).fit(train, attrs, items)

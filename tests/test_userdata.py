@@ -154,7 +154,7 @@ import re  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from ingest.userfiles import _any_repeated_pair, _ids, _numbers  # noqa: E402
+from ingest.userfiles import _ids, _numbers, any_repeated_pair  # noqa: E402
 
 _FIELD = st.one_of(
     st.integers(-(2**70), 2**70).map(str),
@@ -193,7 +193,7 @@ def test_repeated_pairs_found_as_pandas_finds_them(pairs, text_users):
     ratings = pd.DataFrame({"user": users, "item": pd.Series(items, dtype=object)})
     if all(isinstance(i, int) for i in items):
         ratings["item"] = ratings["item"].astype(np.int64)
-    assert _any_repeated_pair(ratings) == bool(ratings.duplicated(["user", "item"]).any())
+    assert any_repeated_pair(ratings) == bool(ratings.duplicated(["user", "item"]).any())
 
 
 # -- plain files read by Arrow's CSV reader: the table pandas reads, or pandas reads it -------------

@@ -167,3 +167,35 @@ def union_of_bitsets(m_ptr, m_idx, p_ptr, p_idx, n_cols):
             for w in range(words):
                 acc[u, w] |= bits[k, w]
     return bits_to_indices(acc)
+
+
+@numba.njit(nogil=True, cache=True)
+def rating_biases(ptr, idx, values, n_cols, mean, reg_user, reg_item, n_iter):
+    """``(user_bias, item_bias)`` of :func:`~recsys.model.ratings.rating_baseline` from a ratings
+    matrix's rows, bit for bit: each sum adds the entries in storage order, as ``np.bincount`` over
+    them does.  One pass a half-step, without the gathers and temporaries of the numpy form (5.8 s
+    of a 25 M-rating train's 18 M ratings, twice)."""
+    n_rows = len(ptr) - 1
+    n = len(idx)
+    bu, bi = np.zeros(n_rows), np.zeros(n_cols)
+    cu, ci = np.zeros(n_rows), np.zeros(n_cols)
+    for u in range(n_rows):
+        cu[u] = ptr[u + 1] - ptr[u]
+    for p in range(n):
+        ci[idx[p]] += 1.0
+    sums_u, sums_i = np.empty(n_rows), np.empty(n_cols)
+    for _ in range(n_iter):
+        sums_i[:] = 0.0
+        for u in range(n_rows):
+            for p in range(ptr[u], ptr[u + 1]):
+                sums_i[idx[p]] += values[p] - mean - bu[u]
+        for i in range(n_cols):
+            bi[i] = sums_i[i] / (reg_item + ci[i])
+        for u in range(n_rows):
+            total = 0.0
+            for p in range(ptr[u], ptr[u + 1]):
+                total += values[p] - mean - bi[idx[p]]
+            sums_u[u] = total
+        for u in range(n_rows):
+            bu[u] = sums_u[u] / (reg_user + cu[u])
+    return bu, bi

@@ -33,6 +33,22 @@ def distinct(values) -> np.ndarray:
     return np.unique(arr)
 
 
+def positions(vocabulary: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(vocabulary, ids)`` for ``ids`` that all occur in ``vocabulary`` (distinct,
+    sorted): integers of a range at most a few times their number go through a table indexed by
+    the id instead (a gather: 0.1 s where the binary searches of a 25 M-rating train's 18 M user
+    ids took 0.9 s)."""
+    n = len(vocabulary)
+    if n and vocabulary.dtype == np.int64 and ids.dtype == np.int64:
+        lo = int(vocabulary[0])
+        span = int(vocabulary[-1]) - lo + 1
+        if span <= 4 * max(n, len(ids)):
+            table = np.empty(span, dtype=np.int64)
+            table[vocabulary - lo] = np.arange(n, dtype=np.int64)
+            return table[ids - lo]
+    return np.searchsorted(vocabulary, ids)
+
+
 def id_array(values) -> np.ndarray:
     """Ids as int64 when every one is an integer, else as str."""
     arr = np.asarray(values)

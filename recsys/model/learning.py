@@ -40,7 +40,7 @@ from ingest.features import DISLIKED, ITEM_KIND, LIKED, attribute_names, split_f
 
 from . import cluster
 from .csr import Csr
-from .ids import distinct, id_array
+from .ids import distinct, id_array, positions
 from .item_model import full_weights, item_weights, random_support
 from .neighbours import Neighbours, from_coclusters, from_ratings
 from .profiles import CoClusters, FittedProfiles
@@ -290,8 +290,8 @@ class _Vocabulary:
         items_vocab = distinct(np.concatenate([item_ids, attr_items]))
         names = attribute_names(attrs_df["kind"], attrs_df["value"]).astype(str) if len(attrs_df) else None
         attributes = np.unique(names) if names is not None else np.zeros(0, dtype=str)
-        u_idx = np.searchsorted(users, id_array(ratings["user"].to_numpy()))
-        i_idx = np.searchsorted(items_vocab, id_array(ratings["item"].to_numpy()).astype(items_vocab.dtype))
+        u_idx = positions(users, id_array(ratings["user"].to_numpy()))
+        i_idx = positions(items_vocab, id_array(ratings["item"].to_numpy()).astype(items_vocab.dtype))
         shape = (len(users), len(items_vocab))
         R = Csr.from_pairs(u_idx, i_idx, shape, ratings["rating"].to_numpy(dtype=np.float64))
         a_items = np.searchsorted(items_vocab, attr_items)

@@ -48,8 +48,10 @@ def check_ratings(ratings) -> None:
         raise RatingsError(f"ratings must be finite numbers, found {bad!r}")
     if ratings[["user", "item"]].isna().any().any():
         raise RatingsError("ratings have a missing user or item id")
-    dup = ratings.duplicated(["user", "item"], keep=False)
-    if dup.any():
+    from ingest.userfiles import any_repeated_pair
+
+    if any_repeated_pair(ratings):  # a sorted key per pair: 6.6 s of DataFrame.duplicated on 18 M ratings
+        dup = ratings.duplicated(["user", "item"], keep=False)
         first = ratings.loc[dup, ["user", "item"]].iloc[0]
         raise RatingsError(
             f"ratings hold {int(dup.sum())} rows of repeated (user, item) pairs, e.g. ({first['user']}, "
@@ -94,12 +96,10 @@ def _tuple_hash(columns: list[np.ndarray]) -> np.ndarray:
 def rating_baseline(ratings: Csr, reg_user: float = 15.0, reg_item: float = 10.0, n_iter: int = 10):
     """``(mean, user_bias, item_bias)`` by alternating regularised means: Surprise's
     ``BaselineOnly`` with its default ALS options (``reg_u=15``, ``reg_i=10``, 10 epochs)."""
-    r, u, i = ratings.values, ratings.row_of, ratings.idx
+    from ._csr_kernels import rating_biases
+
+    r = np.ascontiguousarray(ratings.values, dtype=np.float64)
     mean = float(r.mean()) if len(r) else 0.0
-    nu, ni = ratings.shape
-    bu, bi = np.zeros(nu), np.zeros(ni)
-    cu, ci = np.bincount(u, minlength=nu), np.bincount(i, minlength=ni)
-    for _ in range(n_iter):
-        bi = np.bincount(i, r - mean - bu[u], minlength=ni) / (reg_item + ci)
-        bu = np.bincount(u, r - mean - bi[i], minlength=nu) / (reg_user + cu)
+    ptr, idx = ratings.ptr.astype(np.int64, copy=False), ratings.idx.astype(np.int64, copy=False)
+    bu, bi = rating_biases(ptr, idx, r, int(ratings.shape[1]), mean, float(reg_user), float(reg_item), int(n_iter))
     return mean, bu, bi
