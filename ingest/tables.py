@@ -1,4 +1,6 @@
-"""Strict reading of small delimited text tables: every error names file and line."""
+"""Strict reading of delimited text tables: every error names file and line.  A large *plain* file
+(no quotes, no white space at a field's edge) is read by Arrow's CSV reader, anything else by
+pandas (:func:`read_plain_csv`)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,9 @@ are numbers; ids are kept as text (``007`` stays ``007``) unless every id is an 
 * *long*: exactly ``item, kind, value``, one attribute per line.
 
 The delimiter is a tab for ``.tsv``/``.tab`` files, else sniffed from the header (comma,
-semicolon or tab).  Every error names the file and the line.
+semicolon or tab).  Every error names the file and the line.  A large file without quotes or
+white space around its fields is read by Arrow's CSV reader (the same table; 25 M ratings in 7-8 s
+rather than 18-23 s), any other by pandas.
 
 **Duplicates**: the same (user, item) rated twice is an error naming both lines, unless
 ``duplicates="last"`` (keep the later line) or ``"mean"`` (average them) says what to do.
