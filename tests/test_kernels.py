@@ -121,6 +121,24 @@ def test_union_of_rows_is_the_pattern_of_the_product(pair, data):
     assert union.shape == expected.shape and np.array_equal(union.idx, want.idx)
 
 
+@given(binary_csr(max_rows=40, max_cols=200))
+def test_the_pair_support_is_the_product_off_its_diagonal(pair):
+    """Co-clusters × items in, items × items out: how many rows hold each pair of distinct columns,
+    a row's columns increasing — read back from the counter in order (rows touching many columns)
+    or sorted (few); the ranges on threads join in order."""
+    from recsys.model.item_model import support_of
+
+    m, dense = pair
+    expected = dense.astype(np.int64).T @ dense.astype(np.int64)
+    np.fill_diagonal(expected, 0)
+    got = support_of(m, m.shape[1])
+    rows, cols = np.nonzero(expected)
+    np.testing.assert_array_equal(got.ptr, np.r_[0, np.cumsum(np.count_nonzero(expected, axis=1))])
+    np.testing.assert_array_equal(got.idx, cols)
+    np.testing.assert_array_equal(got.values, expected[rows, cols].astype(np.float64))
+    assert got.shape == expected.shape and got.idx.dtype == np.int64
+
+
 @given(binary_csr(max_cols=200))
 def test_ranked_bitsets_hold_each_row_and_find_each_entry(pair):
     """The rows as bitsets (bit ``j & 63`` of word ``j >> 6``), and each entry's position in its row

@@ -127,6 +127,53 @@ def union_of_rows(m_ptr, m_idx, p_ptr, p_idx, n_cols):
 
 
 @numba.njit(nogil=True, cache=True)
+def pair_counts(t_ptr, t_idx, m_ptr, m_idx, n_cols, lo, hi):
+    """Rows ``lo..hi-1`` of ``M'M`` off its diagonal, as ``(lengths, idx, counts)``: for item ``a``
+    (its groups ``t_idx[t_ptr[a]:t_ptr[a + 1]]``, rows of ``M``: ``m_*``), every other column held
+    by one of them with the number of them holding it (float64), columns increasing.  A dense
+    counter of ``n_cols``: a row's columns are read back from it in order when they are many, else
+    sorted."""
+    count = np.zeros(n_cols, dtype=np.int64)
+    row = np.empty(n_cols, dtype=np.int64)
+    lengths = np.zeros(hi - lo, dtype=np.int64)
+    idx = np.empty(max(n_cols, 16), dtype=np.int64)
+    counts = np.empty(len(idx), dtype=np.float64)
+    at = 0
+    for a in range(lo, hi):
+        n = 0
+        for p in range(t_ptr[a], t_ptr[a + 1]):
+            g = t_idx[p]
+            for q in range(m_ptr[g], m_ptr[g + 1]):
+                b = m_idx[q]
+                if b != a:
+                    if count[b] == 0:
+                        row[n] = b
+                        n += 1
+                    count[b] += 1
+        if at + n > len(idx):  # grow the output by doubling
+            size = max(2 * len(idx), at + n)
+            grown, grown_counts = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.float64)
+            copy_into(idx[:at], grown, 0)
+            copy_into(counts[:at], grown_counts, 0)
+            idx, counts = grown, grown_counts
+        if 8 * n > n_cols:  # most columns: read them back in order
+            q = at
+            for b in range(n_cols):
+                if count[b]:
+                    idx[q] = b
+                    q += 1
+        else:
+            sort_nonnegative(row, n)
+            copy_into(row[:n], idx, at)
+        for q in range(at, at + n):
+            counts[q] = count[idx[q]]
+            count[idx[q]] = 0
+        lengths[a - lo] = n
+        at += n
+    return lengths, idx[:at].copy(), counts[:at].copy()
+
+
+@numba.njit(nogil=True, cache=True)
 def row_bitsets(ptr, idx, n_cols):
     """The rows as bitsets of ``(n_cols + 63) // 64`` words: bit ``j & 63`` of word ``j >> 6``."""
     n_rows = len(ptr) - 1

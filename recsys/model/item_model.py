@@ -61,13 +61,24 @@ class SparseGram(NamedTuple):
 
 def support_of(items: Csr, n_items: int) -> Csr:
     """Items × items: how many co-clusters (rows of ``items``, co-clusters × items) hold each pair
-    of distinct items."""
-    M = items.to_scipy().tocsr()
-    C = (M.T @ M).tocsr()
-    C.setdiag(0)
-    C.eliminate_zeros()
-    C.sort_indices()
-    return Csr(C.indptr.astype(np.int64), C.indices.astype(np.int64), C.data.astype(np.float64), (n_items, n_items))
+    of distinct items — ``M'M`` off its diagonal, compiled, ranges of items on every core (scipy's
+    product, its diagonal zeroed and dropped, took 0.4 s at 1 M ratings)."""
+    from ._csr_kernels import pair_counts
+    from .threads import in_threads
+
+    by_item = items.transpose()  # items × co-clusters
+    # ranges of about equal work: an item's products are the sizes of its co-clusters
+    sizes = np.repeat(items.lengths, items.lengths).astype(np.float64)
+    work = np.cumsum(np.bincount(items.idx, weights=sizes, minlength=n_items))
+    cuts = np.searchsorted(work, work[-1] * np.arange(1, 8 * cores()) / (8 * cores())) if n_items else []
+    edges = np.unique(np.r_[0, cuts, n_items]).astype(int)
+    ranges = list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
+    args = (*by_item._int64_rows, *items._int64_rows, np.int64(n_items))
+    parts = list(in_threads(lambda r: pair_counts(*args, *r), ranges))
+    if not parts:
+        return Csr(np.zeros(n_items + 1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0), (n_items, n_items))
+    lengths, idx, counts = (np.concatenate([part[k] for part in parts]) for k in range(3))
+    return Csr(np.r_[0, np.cumsum(lengths)].astype(np.int64), idx, counts, (n_items, n_items))
 
 
 def random_support(support: Csr, seed: int) -> Csr:

@@ -527,17 +527,17 @@ def _item_model(
             return full_weights(table, l2)
         return item_weights(table, pairs, l2, max_partners=max_partners, done=lambda f: tell(say, f, what))
 
-    fp = dataclasses.replace(fp, item_weights=solve(fp.sources, "weights from the likes", pairs))
+    weights, residual_weights = solve(fp.sources, "weights from the likes", pairs), fp.residual_weights
     if residual_model:
         # the residual twin weighs the pairs the likes' weights were solved on (where supports are
         # capped, the partners most liked together; otherwise the whole support)
         if support == "all":
             shared = pairs
         else:
-            solved = fp.item_weights.transpose()
+            solved = weights.transpose()
             shared = solved.with_values(np.ones(solved.nnz))
-        fp = dataclasses.replace(fp, residual_weights=solve(fp.residuals, "weights from the residuals", shared))
-    return fp
+        residual_weights = solve(fp.residuals, "weights from the residuals", shared)
+    return fp.with_item_model(weights, residual_weights)
 
 
 def _attach_attributes(members: Csr, movies: Csr, X, attr_cols, col_attr, item_attrs: Csr, params, done=None) -> Csr:

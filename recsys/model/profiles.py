@@ -9,6 +9,7 @@ it (like counts, residuals, profiles) is computed on first use and cached.  ``to
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -95,6 +96,10 @@ class CoClusters:
         )
 
 
+# what FittedProfiles caches from its item model's weights (not carried to other weights)
+_READS_ITEM_WEIGHTS = ("shared_coclusters", "_memos")
+
+
 @dataclass(frozen=True, eq=False)
 class FittedProfiles:
     """Everything a profile recommender learned from one set of training ratings.
@@ -175,6 +180,17 @@ class FittedProfiles:
 
     def coclusters(self, side: str) -> CoClusters:
         return self.like if side == "like" else self.dislike
+
+    def with_item_model(self, item_weights: Csr, residual_weights: Csr | None) -> FittedProfiles:
+        """These profiles with the item model's weights replaced, and what was derived from the rest
+        (the pair support, the likes, the residuals, …) carried over instead of computed again: the
+        pair support's product of the co-clusters took 0.4 s a time at 1 M ratings."""
+        new = dataclasses.replace(self, item_weights=item_weights, residual_weights=residual_weights)
+        fields = {f.name for f in dataclasses.fields(self)}
+        for name, value in self.__dict__.items():
+            if name not in fields and name not in _READS_ITEM_WEIGHTS:
+                new.__dict__[name] = value
+        return new
 
     # -- ids ---------------------------------------------------------------------------------
     @cached_property
