@@ -35,7 +35,6 @@ import numpy as np
 
 from . import cluster
 from .csr import Csr
-from .ids import distinct
 from .shared import csr_bytes, csr_digest, remembered
 from .threads import cores
 
@@ -177,7 +176,8 @@ def _item_weights(liked: Csr, support: Csr, l2: float, threads, budget: float, m
 
     n = support.n_rows
     # only the items in some support enter a solve: G is taken over them alone (local indices)
-    active = distinct(np.r_[np.flatnonzero(support.lengths), support.idx]).astype(np.int64)
+    # (flags over the items, not a unique of the support's millions of entries: 0.14 s at 1 M ratings)
+    active = np.flatnonzero((support.lengths > 0) | (np.bincount(support.idx, minlength=n) > 0)).astype(np.int64)
     X = liked.to_scipy().tocsc().astype(np.float64)[:, active]
     # 0/1 likes: G holds counts of users, exact in float32 (below 2^24), whose gathers then read
     # half the memory (the solves' systems are memory bound on large catalogues)
