@@ -98,6 +98,9 @@ def readme_paragraph(runs: list[dict]) -> str:
             f"fitted growth puts Netflix's 100 M ratings at about {fit['minutes']:.0f} minutes and "
             f"{fit['gb']:.0f} GB — extrapolated, not run."
         )
+        ratios = [_over_ease(r) for r in (nten, nbig) if r["peers"].get("ease")]
+        if ratios:
+            parts.append("In that shape, at " + "; at ".join(ratios) + ".")
     implicit = [
         r for r in (_row(runs, 1_000_000, s, args="--implicit") for s in ("movielens", "popular", "concentrated")) if r
     ]
@@ -108,7 +111,7 @@ def readme_paragraph(runs: list[dict]) -> str:
             f"{_span([r['seconds'] for r in implicit], 1)} s ({_span(over, 1)} × EASE's fit in their run; "
             f"{', '.join(sorted({_commit(r) for r in implicit}))})."
         )
-    compared = [r for r in (*ones, ten, big) if r and r["peers"].get("ease")]
+    compared = [r for r in (*ones, ten, big, nten, nbig) if r and r["peers"].get("ease") and "ndcg@10" in r]
     trailing = [
         r["peers"]["ease"]["ndcg@10"] - r["ndcg@10"] for r in compared if r["ndcg@10"] < r["peers"]["ease"]["ndcg@10"]
     ]

@@ -38,6 +38,22 @@ def test_weights_live_on_the_support_only(fitted):
     assert (S.to_scipy() != S.to_scipy().T).nnz == 0 and S.lookup(np.arange(5), np.arange(5))[0].sum() == 0
 
 
+def test_new_item_weights_keep_what_the_co_clusters_gave_and_drop_what_the_weights_gave(fitted):
+    """The item model's weights replaced: the pair support (a product of the co-clusters) is carried
+    over, not computed again; what was read from the old weights (the shared co-clusters of each
+    weight, the memos) is not."""
+    fp = copy.copy(fitted[0].profiles_)
+    support, _ = fp.pair_support, fp.shared_coclusters
+    fp.memo("anything", 10)["x"] = 1
+    W = fp.item_weights.with_values(2 * fp.item_weights.values)
+    new = fp.with_item_model(W, fp.residual_weights)
+    assert new.item_weights is W and new.residual_weights is fp.residual_weights
+    assert new.__dict__["pair_support"] is support
+    assert "shared_coclusters" not in new.__dict__ and "_memos" not in new.__dict__
+    count, largest = new.shared_coclusters  # recomputed for the new weights, in their order
+    assert len(count) == W.nnz == len(largest)
+
+
 @pytest.mark.parametrize("valued", [False, True], ids=["likes", "residuals"])
 def test_each_weight_is_the_ridge_regression_on_the_support(valued):
     rng = np.random.default_rng(0)

@@ -1,6 +1,7 @@
 """Compiled reshaping of a :class:`~recsys.model.csr.Csr` (imported on first use): the order of its
 pairs, its transpose and the union of its rows through another, all linear in the entries they
-read; its rows as bitsets; a dense matrix's non-zero entries.
+read; how many of its rows hold each pair of columns (``M'M`` off its diagonal: the item model's
+support); its rows as bitsets; a dense matrix's non-zero entries.
 
 Both give exactly what the numpy/scipy code they replace gave: the transpose is a counting sort by
 column, stable, as ``np.argsort(idx, kind="stable")`` (a merge sort of every entry: 1.4 of the
