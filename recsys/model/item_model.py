@@ -36,7 +36,7 @@ import numpy as np
 from . import cluster
 from .csr import Csr
 from .shared import csr_bytes, csr_digest, remembered
-from .threads import cores
+from .threads import cores, in_threads
 
 # item catalogues up to this size use one dense Gram matrix (8 × items² bytes: 0.5 GB at 8,000);
 # larger ones too when their users' items squared (the products X'X adds up) reach DENSE_GRAM_SHARE
@@ -63,21 +63,27 @@ def support_of(items: Csr, n_items: int) -> Csr:
     of distinct items — ``M'M`` off its diagonal, compiled, ranges of items on every core (scipy's
     product, its diagonal zeroed and dropped, took 0.4 s at 1 M ratings)."""
     from ._csr_kernels import pair_counts
-    from .threads import in_threads
 
     by_item = items.transpose()  # items × co-clusters
     # ranges of about equal work: an item's products are the sizes of its co-clusters
     sizes = np.repeat(items.lengths, items.lengths).astype(np.float64)
     work = np.cumsum(np.bincount(items.idx, weights=sizes, minlength=n_items))
-    cuts = np.searchsorted(work, work[-1] * np.arange(1, 8 * cores()) / (8 * cores())) if n_items else []
-    edges = np.unique(np.r_[0, cuts, n_items]).astype(int)
-    ranges = list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
+    ranges = equal_work_ranges(work, 8 * cores())
     args = (*by_item._int64_rows, *items._int64_rows, np.int64(n_items))
     parts = list(in_threads(lambda r: pair_counts(*args, *r), ranges))
     if not parts:
         return Csr(np.zeros(n_items + 1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0), (n_items, n_items))
     lengths, idx, counts = (np.concatenate([part[k] for part in parts]) for k in range(3))
     return Csr(np.r_[0, np.cumsum(lengths)].astype(np.int64), idx, counts, (n_items, n_items))
+
+
+def equal_work_ranges(work: np.ndarray, pieces: int) -> list[tuple[int, int]]:
+    """About ``pieces`` ranges ``(lo, hi)`` covering ``0..len(work)-1``, each of about equal work
+    (``work``: the rows' work, cumulated), none empty."""
+    n = len(work)
+    cuts = np.searchsorted(work, work[-1] * np.arange(1, pieces) / pieces) if n else []
+    edges = np.unique(np.r_[0, cuts, n]).astype(int)
+    return list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
 
 
 def random_support(support: Csr, seed: int) -> Csr:
@@ -182,19 +188,16 @@ def _item_weights(liked: Csr, support: Csr, l2: float, threads, budget: float, m
     # 0/1 likes: G holds counts of users, exact in float32 (below 2^24), whose gathers then read
     # half the memory (the solves' systems are memory bound on large catalogues)
     G = gram(X, np.float32 if liked.values is None and X.shape[0] < 2**24 else np.float64)
-    m = len(active)
     support = capped_support(_restrict(support, active), G, budget, max_partners)
     if threads is None:
         threads = cores()
     # chunks of similar cost (a solve costs |S|^3), a few per thread so that none waits long
     cost = np.cumsum(support.lengths.astype(np.float64) ** 3 + 1.0)
-    cuts = np.searchsorted(cost, cost[-1] * np.arange(1, 4 * threads) / (4 * threads)) if m else []
-    edges = np.unique(np.r_[0, cuts, m]).astype(int)
     if done is not None:
         done(0.0)
     kernel, args = _solver(G, support, l2)
     with threadpool_limits(1, "blas"):
-        bounds = list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
+        bounds = equal_work_ranges(cost, 4 * threads)
         for _, hi in cluster.run_ranges(kernel, bounds, *args, outputs=(len(args) - 1,), workers=threads):
             if done is not None:
                 done(cost[hi - 1] / cost[-1])
@@ -234,9 +237,7 @@ def _dense_gram(X, dtype=np.float64) -> np.ndarray:
     # ranges of rows of about equal work (row a's: the entries of the users holding item a)
     degree = np.diff(by_row[0]).astype(np.float64)
     work = np.cumsum(np.bincount(by_row[1], weights=np.repeat(degree, np.diff(by_row[0])), minlength=m))
-    cuts = np.searchsorted(work, work[-1] * np.arange(1, 4 * cores()) / (4 * cores())) if m else []
-    edges = np.unique(np.r_[0, cuts, m]).astype(int)
-    run_ranges(dense_gram_rows, list(zip(edges[:-1], edges[1:], strict=True)), *by_col, *by_row, G)
+    run_ranges(dense_gram_rows, equal_work_ranges(work, 4 * cores()), *by_col, *by_row, G)
     return G
 
 
