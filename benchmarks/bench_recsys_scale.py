@@ -169,8 +169,10 @@ def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
     }
 
 
-def peer(name: str, ratings_csv: Path, max_fits: int, work: Path) -> dict:
-    """One peer tuned, refitted and scored in its own child process (:mod:`benchmarks.peers`)."""
+def peer(name: str, ratings_csv: Path, max_fits: int, work: Path, weights_per_item: float | None = None) -> dict:
+    """One peer tuned, refitted and scored in its own child process (:mod:`benchmarks.peers`);
+    SANSA keeps ``weights_per_item`` (the product's)."""
+    fixed = ["--weights-per-item", f"{weights_per_item:.1f}"] if name == "sansa" and weights_per_item else []
     cmd = [
         sys.executable,
         "-m",
@@ -181,6 +183,7 @@ def peer(name: str, ratings_csv: Path, max_fits: int, work: Path) -> dict:
         str(ratings_csv),
         "--max-fits",
         str(max_fits),
+        *fixed,
     ]
     try:
         seconds, peak, text = child(cmd, work / f"peer-{name}.log")
@@ -350,11 +353,19 @@ def measure(n: int, structure: str, args, peers: list[str], work: Path) -> dict:
     fit, _ = split_ratings(ratings, SPLIT)
     del ratings
     row["lists"] = lists(here / "model", sorted(fit["user"].unique().tolist()), here)
-    row["peers"] = {name: peer(name, ratings_csv, args.max_fits, here) for name in peers}
+    per_item = _weights_per_item(here / "model")
+    row["item_weights_per_item"] = per_item
+    row["peers"] = {name: peer(name, ratings_csv, args.max_fits, here, per_item) for name in peers}
     ease = row["peers"].get("ease", {})
     if ease.get("fit_seconds"):
         row["train_over_ease_fit"] = row["seconds"] / ease["fit_seconds"]
     return row
+
+
+def _weights_per_item(model: Path) -> float | None:
+    """The trained model's item weights per movie (its report's), for SANSA to keep as many."""
+    report = json.loads((model / "manifest.json").read_text())["report"].get("item_model", {})
+    return report["weights"] / report["items"] if report.get("items") else None
 
 
 def _merge(path: Path, row: dict) -> None:

@@ -17,7 +17,9 @@ and scored once on the test ratings, with the lists and NDCG@10 of :mod:`recsys.
   on the CPU, confidence ``1 + α x``; factors, regularisation, α tuned, 15 iterations.
 - **SANSA** (Spišák et al. 2023): the ``sansa`` package's sparse approximate EASE (CHOLMOD's sparse
   Cholesky, UMR inverse), made for catalogues whose items² does not fit; λ tuned, its weights per
-  item fixed at :data:`SANSA_WEIGHTS_PER_ITEM` (the product's item model keeps as many partners).
+  item fixed at the product's (``--weights-per-item``: the scale benchmark passes the trained
+  model's item weights over its movies; :data:`SANSA_WEIGHTS_PER_ITEM` by default, the partners the
+  product keeps per movie where they are capped).
   It needs scikit-sparse over SuiteSparse (``apt-get install libsuitesparse-dev``; ``pip install
   "hblcoclust[bench]"``): when it cannot be imported the report says why and the other peers are
   measured.
@@ -45,8 +47,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from recsys.evaluation.search import Axis  # noqa: E402 (after the path above)
 
 EASE_MAX_ITEMS = 20_000  # two items² float64 arrays: 6.4 GB at 20,000
-# SANSA keeps this many weights per item (its density is this over the catalogue): the partners the
-# product's item model keeps per item under the scaling rules (recsys.model.settings.ITEM_PARTNERS)
+# SANSA keeps this many weights per item by default (its density is this over the catalogue): the
+# partners the product's item model keeps per item where the scaling rules cap them
+# (recsys.model.settings.ITEM_PARTNERS)
 SANSA_WEIGHTS_PER_ITEM = 200
 LIKE = 2.0
 SPLIT = "random:0.1:0"
@@ -130,8 +133,9 @@ class IALS:
 class SANSA:
     name = "sansa"
 
-    def __init__(self, l2: float):
+    def __init__(self, l2: float, weights_per_item: float = SANSA_WEIGHTS_PER_ITEM):
         self.l2 = float(l2)
+        self.weights_per_item = float(weights_per_item)
 
     def fit(self, X) -> SANSA:
         import logging
@@ -141,7 +145,7 @@ class SANSA:
         logging.getLogger("sansa").setLevel(logging.WARNING)
         config = sansa.SANSAConfig(
             l2=self.l2,
-            weight_matrix_density=min(1.0, SANSA_WEIGHTS_PER_ITEM / max(X.shape[1], 1)),
+            weight_matrix_density=min(1.0, self.weights_per_item / max(X.shape[1], 1)),
             gramian_factorizer_config=sansa.CHOLMODGramianFactorizerConfig(),
             lower_triangle_inverter_config=sansa.UMRUnitLowerTriangleInverterConfig(scans=1, finetune_steps=5),
         )
@@ -220,16 +224,16 @@ def ndcg(peer, train, test) -> tuple[float, float]:
     return float(ndcg_per_user(top_lists(ranker, task), task.relevant).mean()), ranker.fit_seconds
 
 
-def tune(name: str, train, max_fits: int) -> dict:
+def tune(name: str, train, max_fits: int, fixed: dict | None = None) -> dict:
     """The chosen point of ``name`` on a seeded tenth of ``train`` (see the module docstring), with
     every point tried and, per axis, its final grid, the value chosen and whether it is left on an
-    open edge (only when the fits allowed ran out)."""
+    open edge (only when the fits allowed ran out); ``fixed`` settings are held, not tuned."""
     from recsys.evaluation.protocol import split_for_tuning
 
     inner, held = split_for_tuning(train, seed=0)
     likes = train[train["rating"] > LIKE]
     space = spaces(train["item"].nunique(), len(likes) / max(likes["item"].nunique(), 1))[name]
-    best = dict(space.start)
+    best = {**space.start, **(fixed or {})}
     tried: dict[tuple, float] = {}
 
     def score(point: dict) -> float | None:
@@ -268,8 +272,9 @@ def tune(name: str, train, max_fits: int) -> dict:
     }
 
 
-def run(name: str, ratings_csv: str, max_fits: int) -> dict:
-    """Tune ``name`` on the training part of ``ratings_csv`` (split :data:`SPLIT`), refit, score."""
+def run(name: str, ratings_csv: str, max_fits: int, fixed: dict | None = None) -> dict:
+    """Tune ``name`` on the training part of ``ratings_csv`` (split :data:`SPLIT`), refit, score;
+    ``fixed`` settings are held (SANSA's weights per item)."""
     import pandas as pd
 
     from ingest.splits import split_ratings
@@ -281,7 +286,7 @@ def run(name: str, ratings_csv: str, max_fits: int) -> dict:
     if name == "ease" and train["item"].nunique() > EASE_MAX_ITEMS:
         return {"method": name, "skipped": f"{train['item'].nunique():,} items: items² arrays would not fit"}
     start = time.perf_counter()
-    tuning = tune(name, train, max_fits)
+    tuning = tune(name, train, max_fits, fixed)
     tune_seconds = time.perf_counter() - start
     value, fit_seconds = ndcg(MAKERS[name](**tuning["chosen"]), train, test)
     return {
@@ -307,8 +312,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--method", choices=sorted(MAKERS), required=True)
     parser.add_argument("--ratings", required=True, help="user,item,rating CSV (split random:0.1:0 as the product)")
     parser.add_argument("--max-fits", type=int, default=16, help="tuning fits allowed (default 16)")
+    parser.add_argument(
+        "--weights-per-item",
+        type=float,
+        help=f"SANSA's weights per item (default {SANSA_WEIGHTS_PER_ITEM}; the scale benchmark passes the product's)",
+    )
     args = parser.parse_args(argv)
-    print(json.dumps(run(args.method, args.ratings, args.max_fits), default=float))
+    fixed = {"weights_per_item": args.weights_per_item} if args.method == "sansa" and args.weights_per_item else None
+    print(json.dumps(run(args.method, args.ratings, args.max_fits, fixed), default=float))
 
 
 if __name__ == "__main__":

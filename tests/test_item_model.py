@@ -16,7 +16,7 @@ from kit import FAST, list_total, scored_pairs, taste_data
 from recsys.errors import UnknownIdError
 from recsys.model import ProfileRecommender
 from recsys.model.csr import Csr
-from recsys.model.item_model import full_weights, item_weights, random_support, support_of
+from recsys.model.item_model import ease_on_support, full_weights, item_weights, random_support, support_of
 from recsys.model.list_blend import ListBlend
 from recsys.model.listing import list_key
 from recsys.model.people import user_person
@@ -79,6 +79,31 @@ def test_each_weight_is_the_ridge_regression_on_the_support(valued):
     assert E == pytest.approx(B), "every pair: EASE's closed form"
     R = random_support(support, 1)
     assert (R.lengths == support.lengths).all() and not R.lookup(np.arange(12), np.arange(12))[0].any()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 14), st.integers(0, 6), st.booleans(), st.integers(0, 2**32 - 1))
+def test_eases_weights_on_the_support_are_eases_own_on_its_items(n_users, n_items, n_coclusters, valued, seed):
+    """Every weight :func:`ease_on_support` keeps is EASE's (``-P[i, j] / P[j, j]`` of the items with a
+    support), every other is 0; the co-clusters' (symmetric) support and a random one, rows the
+    items liked, columns the items scored, as :func:`item_weights` gives them."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n_users, n_items)) < 0.4).astype(float)
+    if valued:
+        X[X > 0] = rng.normal(size=int((X > 0).sum()))
+    liked = Csr.from_pairs(*np.nonzero(X), X.shape, X[np.nonzero(X)] if valued else None)
+    M = (rng.random((n_coclusters, n_items)) < 0.5).astype(float)
+    support = support_of(Csr.from_pairs(*np.nonzero(M), M.shape), n_items)
+    for pairs, symmetric in [(support, True), (random_support(support, seed), False)]:
+        W = ease_on_support(liked, pairs, 2.0, symmetric=symmetric).to_scipy().toarray()
+        S = pairs.to_scipy().toarray() > 0  # row: the item scored, column: its partner
+        active = np.flatnonzero(S.any(axis=0) | S.any(axis=1))
+        want = np.zeros((n_items, n_items))
+        if len(active):
+            P = np.linalg.inv(X[:, active].T @ X[:, active] + 2.0 * np.eye(len(active)))
+            want[np.ix_(active, active)] = -P / np.diag(P)
+        want[~S.T] = 0.0
+        assert W == pytest.approx(want, rel=1e-9, abs=1e-12)
 
 
 @settings(max_examples=60, deadline=None)

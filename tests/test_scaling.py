@@ -190,6 +190,7 @@ def test_the_scaling_rules_reach_the_learning_and_only_with_scaling_on(data, mon
         "max_partners": model_settings.ITEM_PARTNERS,
         "sparse_neighbours": model_settings.SPARSE_NEIGHBOURS_UP_TO,
         "neighbour_budget": model_settings.NEIGHBOUR_BUDGET,
+        "dense_weights_up_to": model_settings.DENSE_WEIGHTS_UP_TO,
     }
     assert len(seen) == 1 and {k: getattr(seen[0], k) for k in rules} == rules
     seen.clear()
@@ -371,3 +372,28 @@ def test_cli_scaling_must_be_a_known_rule(tmp_path):
     res = recsys("train", "--ratings", str(ratings), "--scaling", "sometimes", "-o", str(out))
     assert res.returncode == 2 and not out.exists() and "Traceback" not in res.stderr
     assert "scaling" in res.stderr and "sometimes" in res.stderr
+
+
+def test_small_catalogues_take_eases_weights_on_the_pairs_and_others_the_per_item_solves(data):
+    """``dense_weights_up_to`` (a scaling rule): at or under it, the item model's weights and the
+    residual model's are EASE's kept on the co-clustered pairs, nothing capped; over it, the
+    per-item solves on at most ``max_partners`` partners, as without the rule."""
+    from recsys.model.item_model import ease_on_support, item_weights
+
+    train, _, attrs, items = data
+    how = Learning(like_params=FAST, dislike_params=FAST, item_l2=50.0, residual_model=True, max_partners=3)
+    solved, _ = fit_profiles(train, attrs, items, how)
+    n_supported = int(np.count_nonzero(solved.pair_support.lengths))
+    over, _ = fit_profiles(train, attrs, items, dataclasses.replace(how, dense_weights_up_to=n_supported - 1))
+    dense, _ = fit_profiles(train, attrs, items, dataclasses.replace(how, dense_weights_up_to=n_supported))
+    pairs = solved.pair_support
+    for got, want in [
+        (solved.item_weights, item_weights(solved.sources, pairs, 50.0, max_partners=3)),
+        (over.item_weights, solved.item_weights),
+        (over.residual_weights, solved.residual_weights),
+        (dense.item_weights, ease_on_support(solved.sources, pairs, 50.0, symmetric=True)),
+        (dense.residual_weights, ease_on_support(solved.residuals, pairs, 50.0, symmetric=True)),
+    ]:
+        assert np.array_equal(got.ptr, want.ptr) and np.array_equal(got.idx, want.idx)
+        assert np.allclose(got.values, want.values, rtol=1e-12, atol=1e-15)
+    assert solved.item_weights.nnz < pairs.nnz == dense.item_weights.nnz == dense.residual_weights.nnz

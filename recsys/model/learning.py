@@ -41,7 +41,7 @@ from ingest.features import DISLIKED, ITEM_KIND, LIKED, attribute_names, split_f
 from . import cluster
 from .csr import Csr
 from .ids import distinct, id_array, positions
-from .item_model import full_weights, item_weights, random_support
+from .item_model import ease_on_support, full_weights, item_weights, random_support
 from .neighbours import Neighbours, from_coclusters, from_ratings
 from .profiles import CoClusters, FittedProfiles
 from .progress import COCLUSTER_STEPS, tell
@@ -99,6 +99,11 @@ class Learning:
         The co-members an entity's neighbourhood reads at most on the sparse path, its smallest
         co-clusters first (:func:`~recsys.model.neighbours.from_coclusters`'s ``budget``); 0 (the
         default): all of them.
+    dense_weights_up_to : int
+        Where at most this many items have a support, the item model's weights (and the residual
+        model's) are EASE's kept on the support (:func:`~recsys.model.item_model.ease_on_support`:
+        one dense inverse, no partner cut) instead of a ridge per item on its (capped) support.
+        0 (the default): never.
     """
 
     like_threshold: float = 2.0
@@ -117,6 +122,7 @@ class Learning:
     attribute_fit: str = "joint"
     sparse_neighbours: float | None = None
     neighbour_budget: int = 0
+    dense_weights_up_to: int = 0
 
 
 def fit_profiles(
@@ -150,14 +156,14 @@ def fit_profiles(
     fp = dataclasses.replace(fp, attribute_fit=how.attribute_fit)
     if how.item_l2 is not None:
         with _timed(timings, "item_model"):
-            fp = _item_model(
-                fp, how.item_l2, how.item_support, how.residual_model, how.random_state, say, how.max_partners
-            )
+            fp = _item_model(fp, how, say)
         pairs = fp.pair_support.nnz
         report["item_model"] = {
             "support_pairs": int(pairs),
             "l2": float(how.item_l2),
             "support_share": pairs / max(fp.n_items * (fp.n_items - 1), 1),
+            "weights": int(fp.item_weights.nnz),
+            "items": int(fp.n_items),
         }
     timings["total"] = time.perf_counter() - t0
     report["timings"] = timings
@@ -509,35 +515,41 @@ def _neighbourhoods(
     return nbrs
 
 
-def _item_model(
-    fp: FittedProfiles, l2: float, support: str, residual_model: bool, seed: int, say, max_partners: int | None = None
-) -> FittedProfiles:
+def _item_model(fp: FittedProfiles, how: Learning, say) -> FittedProfiles:
     """The item model's weights (and the residual model's), on the co-clusters' pairs, or on the
     controls' (``random``: as many random pairs; ``all``: every pair)."""
-    pairs = fp.pair_support
+    pairs, support, l2 = fp.pair_support, how.item_support, how.item_l2
     say(
         f"the item model on {pairs.nnz:,} co-clustered pairs of movies"
         + (f" (control: {support} pairs instead)" if support != "coclusters" else "")
     )
     if support == "random":
-        pairs = random_support(pairs, seed)
+        pairs = random_support(pairs, how.random_state)
+
+    # catalogues small enough for one inverse: EASE's weights kept on the pairs (nothing capped)
+    dense = support != "all" and 0 < _supported_items(pairs) <= how.dense_weights_up_to
 
     def solve(table: Csr, what: str, pairs: Csr) -> Csr:
         if support == "all":
             return full_weights(table, l2)
-        return item_weights(table, pairs, l2, max_partners=max_partners, done=lambda f: tell(say, f, what))
+        if dense:
+            tell(say, 0.0, f"{what} (one inverse)")
+            return ease_on_support(table, pairs, l2, symmetric=support == "coclusters")
+        return item_weights(table, pairs, l2, max_partners=how.max_partners, done=lambda f: tell(say, f, what))
 
-    weights, residual_weights = solve(fp.sources, "weights from the likes", pairs), fp.residual_weights
-    if residual_model:
-        # the residual twin weighs the pairs the likes' weights were solved on (where supports are
-        # capped, the partners most liked together; otherwise the whole support)
-        if support == "all":
-            shared = pairs
-        else:
-            solved = weights.transpose()
-            shared = solved.with_values(np.ones(solved.nnz))
+    weights = solve(fp.sources, "weights from the likes", pairs)
+    # the residual twin weighs the pairs the likes' weights were solved on (where supports are
+    # capped, the partners most liked together; otherwise the whole support)
+    shared = pairs if support == "all" or dense else weights.transpose().with_values(np.ones(weights.nnz))
+    residual_weights = fp.residual_weights
+    if how.residual_model:
         residual_weights = solve(fp.residuals, "weights from the residuals", shared)
     return fp.with_item_model(weights, residual_weights)
+
+
+def _supported_items(pairs: Csr) -> int:
+    """How many items have a partner in ``pairs`` (a symmetric support: its non-empty rows)."""
+    return int(np.count_nonzero(pairs.lengths))
 
 
 def _attach_attributes(members: Csr, movies: Csr, X, attr_cols, col_attr, item_attrs: Csr, params, done=None) -> Csr:

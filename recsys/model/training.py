@@ -24,6 +24,7 @@ from .ratings import as_ratings_frame, holdout_mask
 from .settings import (
     COCLUSTER_BUDGET,
     COCLUSTERS_PER_USER,
+    DENSE_WEIGHTS_UP_TO,
     ITEM_L2_REFERENCE_LIKES,
     ITEM_PARTNERS,
     NEIGHBOUR_BUDGET,
@@ -40,6 +41,7 @@ LARGE_DATA_RULES = dict(
     max_partners=ITEM_PARTNERS,
     sparse_neighbours=SPARSE_NEIGHBOURS_UP_TO,
     neighbour_budget=NEIGHBOUR_BUDGET,
+    dense_weights_up_to=DENSE_WEIGHTS_UP_TO,
 )
 
 
