@@ -86,7 +86,8 @@ def test_each_weight_is_the_ridge_regression_on_the_support(valued):
 def test_eases_weights_on_the_support_are_eases_own_on_its_items(n_users, n_items, n_coclusters, valued, seed):
     """Every weight :func:`ease_on_support` keeps is EASE's (``-P[i, j] / P[j, j]`` of the items with a
     support), every other is 0; the co-clusters' (symmetric) support and a random one, rows the
-    items liked, columns the items scored, as :func:`item_weights` gives them."""
+    items liked, columns the items scored, as :func:`item_weights` gives them; and the capped pairs
+    it gives are those :func:`item_weights` solves on."""
     rng = np.random.default_rng(seed)
     X = (rng.random((n_users, n_items)) < 0.4).astype(float)
     if valued:
@@ -95,7 +96,11 @@ def test_eases_weights_on_the_support_are_eases_own_on_its_items(n_users, n_item
     M = (rng.random((n_coclusters, n_items)) < 0.5).astype(float)
     support = support_of(Csr.from_pairs(*np.nonzero(M), M.shape), n_items)
     for pairs, symmetric in [(support, True), (random_support(support, seed), False)]:
-        W = ease_on_support(liked, pairs, 2.0, symmetric=symmetric).to_scipy().toarray()
+        result = ease_on_support(liked, pairs, 2.0, symmetric=symmetric, max_partners=2)
+        W = result.weights.to_scipy().toarray()
+        # the pairs the per-item solves would take, for the residual model: theirs
+        solved = item_weights(liked, pairs, 2.0, max_partners=2).transpose()
+        assert np.array_equal(result.capped.ptr, solved.ptr) and np.array_equal(result.capped.idx, solved.idx)
         S = pairs.to_scipy().toarray() > 0  # row: the item scored, column: its partner
         active = np.flatnonzero(S.any(axis=0) | S.any(axis=1))
         want = np.zeros((n_items, n_items))

@@ -375,9 +375,10 @@ def test_cli_scaling_must_be_a_known_rule(tmp_path):
 
 
 def test_small_catalogues_take_eases_weights_on_the_pairs_and_others_the_per_item_solves(data):
-    """``dense_weights_up_to`` (a scaling rule): at or under it, the item model's weights and the
-    residual model's are EASE's kept on the co-clustered pairs, nothing capped; over it, the
-    per-item solves on at most ``max_partners`` partners, as without the rule."""
+    """``dense_weights_up_to`` (a scaling rule): at or under it, the item model's weights are EASE's
+    kept on the co-clustered pairs, nothing capped, and the residual model's the per-item solves on
+    the capped pairs, as without it; over it, the per-item solves on at most ``max_partners``
+    partners for both, as without the rule."""
     from recsys.model.item_model import ease_on_support, item_weights
 
     train, _, attrs, items = data
@@ -391,9 +392,9 @@ def test_small_catalogues_take_eases_weights_on_the_pairs_and_others_the_per_ite
         (solved.item_weights, item_weights(solved.sources, pairs, 50.0, max_partners=3)),
         (over.item_weights, solved.item_weights),
         (over.residual_weights, solved.residual_weights),
-        (dense.item_weights, ease_on_support(solved.sources, pairs, 50.0, symmetric=True)),
-        (dense.residual_weights, ease_on_support(solved.residuals, pairs, 50.0, symmetric=True)),
+        (dense.item_weights, ease_on_support(solved.sources, pairs, 50.0, symmetric=True).weights),
+        (dense.residual_weights, solved.residual_weights),
     ]:
         assert np.array_equal(got.ptr, want.ptr) and np.array_equal(got.idx, want.idx)
         assert np.allclose(got.values, want.values, rtol=1e-12, atol=1e-15)
-    assert solved.item_weights.nnz < pairs.nnz == dense.item_weights.nnz == dense.residual_weights.nnz
+    assert solved.item_weights.nnz < pairs.nnz == dense.item_weights.nnz

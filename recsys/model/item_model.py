@@ -100,40 +100,68 @@ def random_support(support: Csr, seed: int) -> Csr:
     return lists.with_values(np.ones(lists.nnz))
 
 
-def ease_on_support(liked: Csr, support: Csr, l2: float, symmetric: bool = False) -> Csr:
+class EaseOnSupport(NamedTuple):
+    """:func:`ease_on_support`'s weights, and the pairs the per-item solves would have used."""
+
+    weights: Csr
+    capped: Csr
+
+
+def ease_on_support(
+    liked: Csr,
+    support: Csr,
+    l2: float,
+    symmetric: bool = False,
+    budget: float = FLOP_BUDGET,
+    max_partners: int | None = None,
+) -> EaseOnSupport:
     """EASE's weights (one dense inverse over the items with a support, LAPACK on every core),
     kept on the ``support``'s pairs: ``W[i, j] = -P[i, j] / P[j, j]`` with ``P = (G + λI)^-1`` on the
-    support, 0 off it; ``liked`` may carry values (the residuals).  Each weight is the one the
-    regression of ``j`` on every other item gives, and no partner is cut; items² memory and ``n³``
-    flops, which on catalogues of a few thousand items cost about what the per-item solves of
-    capped supports do (:data:`~recsys.model.settings.DENSE_WEIGHTS_UP_TO`).  A ``symmetric``
-    support (the co-clusters' pairs: ``M'M``) is the weights' own pattern, read as they are stored.
-    Within :func:`~recsys.model.shared.shared_fits`, the same inputs are solved once."""
+    support, 0 off it.  Each weight is the one the regression of ``j`` on every other item gives,
+    and no partner is cut; items² memory and ``n³`` flops, which on catalogues of a few thousand
+    items cost about what the per-item solves of capped supports do
+    (:data:`~recsys.model.settings.DENSE_WEIGHTS_UP_TO`).  A ``symmetric`` support (the co-clusters'
+    pairs: ``M'M``) is the weights' own pattern, read as they are stored.
+
+    Also gives, from the same Gram matrix, the pairs :func:`item_weights` would solve on (``support``
+    capped by ``budget`` and ``max_partners``, :func:`capped_support`; rows the items scored, as the
+    support's), for the residual model to keep its per-item solves on.  Within
+    :func:`~recsys.model.shared.shared_fits`, the same inputs are solved once."""
     return remembered(
-        lambda: ("ease_on_support", csr_digest(liked), csr_digest(support), float(l2), symmetric),
-        lambda: _ease_on_support(liked, support, l2, symmetric),
-        csr_bytes,
+        lambda: ("ease_on_support", csr_digest(liked), csr_digest(support), float(l2), symmetric, budget, max_partners),
+        lambda: _ease_on_support(liked, support, l2, symmetric, budget, max_partners),
+        lambda result: csr_bytes(result.weights) + csr_bytes(result.capped),
     )
 
 
-def _ease_on_support(liked: Csr, support: Csr, l2: float, symmetric: bool) -> Csr:
+def _ease_on_support(
+    liked: Csr, support: Csr, l2: float, symmetric: bool, budget: float, max_partners: int | None
+) -> EaseOnSupport:
     n = support.n_rows
     active = _active(support)
     if not len(active):
-        return Csr(np.zeros(n + 1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0), (n, n))
+        empty = Csr(np.zeros(n + 1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0), (n, n))
+        return EaseOnSupport(empty, empty)
     local = _restrict(support, active)
     G = _dense_gram(liked.to_scipy().tocsc().astype(np.float64)[:, active])
+    capped = capped_support(local, G, budget, max_partners)
     G[np.diag_indices_from(G)] += l2
     P = _spd_inverse(G)  # in G's memory, symmetric
     # the weights' rows are the items liked, their columns the items scored (as item_weights
     # gives them): a symmetric support's rows already are; another's rows are the targets
     scored = local.idx if symmetric else local.row_of
     values = -P[local.row_of, local.idx] / np.diagonal(P)[scored]  # P[i, j] read along the rows
-    # back to every item's numbering (active is increasing: each row's entries stay sorted)
+    stored = _globalised(local.with_values(values), active, n)
+    weights = stored if symmetric else stored.transpose()
+    return EaseOnSupport(weights, _globalised(capped.with_values(np.ones(capped.nnz)), active, n))
+
+
+def _globalised(local: Csr, active: np.ndarray, n: int) -> Csr:
+    """A :func:`_restrict`-ed table back in every item's numbering (``active`` is increasing: each
+    row's entries stay sorted)."""
     lengths = np.zeros(n, dtype=np.int64)
     lengths[active] = local.lengths
-    stored = Csr(np.r_[0, np.cumsum(lengths)].astype(np.int64), active[local.idx], values, (n, n))
-    return stored if symmetric else stored.transpose()
+    return Csr(np.r_[0, np.cumsum(lengths)].astype(np.int64), active[local.idx], local.values, (n, n))
 
 
 def _active(support: Csr) -> np.ndarray:

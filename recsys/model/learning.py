@@ -100,10 +100,10 @@ class Learning:
         co-clusters first (:func:`~recsys.model.neighbours.from_coclusters`'s ``budget``); 0 (the
         default): all of them.
     dense_weights_up_to : int
-        Where at most this many items have a support, the item model's weights (and the residual
-        model's) are EASE's kept on the support (:func:`~recsys.model.item_model.ease_on_support`:
-        one dense inverse, no partner cut) instead of a ridge per item on its (capped) support.
-        0 (the default): never.
+        Where at most this many items have a support, the item model's weights are EASE's kept on
+        the support (:func:`~recsys.model.item_model.ease_on_support`: one dense inverse, no partner
+        cut) instead of a ridge per item on its (capped) support; the residual model keeps its
+        per-item solves on the capped pairs.  0 (the default): never.
     """
 
     like_threshold: float = 2.0
@@ -526,21 +526,23 @@ def _item_model(fp: FittedProfiles, how: Learning, say) -> FittedProfiles:
     if support == "random":
         pairs = random_support(pairs, how.random_state)
 
-    # catalogues small enough for one inverse: EASE's weights kept on the pairs (nothing capped)
-    dense = support != "all" and 0 < _supported_items(pairs) <= how.dense_weights_up_to
-
     def solve(table: Csr, what: str, pairs: Csr) -> Csr:
         if support == "all":
             return full_weights(table, l2)
-        if dense:
-            tell(say, 0.0, f"{what} (one inverse)")
-            return ease_on_support(table, pairs, l2, symmetric=support == "coclusters")
         return item_weights(table, pairs, l2, max_partners=how.max_partners, done=lambda f: tell(say, f, what))
 
-    weights = solve(fp.sources, "weights from the likes", pairs)
-    # the residual twin weighs the pairs the likes' weights were solved on (where supports are
-    # capped, the partners most liked together; otherwise the whole support)
-    shared = pairs if support == "all" or dense else weights.transpose().with_values(np.ones(weights.nnz))
+    if support != "all" and 0 < _supported_items(pairs) <= how.dense_weights_up_to:
+        # a catalogue small enough for one inverse: EASE's weights kept on the pairs, none cut; the
+        # residual twin keeps its per-item solves on the pairs they would have been solved on
+        tell(say, 0.0, "weights from the likes (one inverse)")
+        weights, shared = ease_on_support(
+            fp.sources, pairs, l2, symmetric=support == "coclusters", max_partners=how.max_partners
+        )
+    else:
+        weights = solve(fp.sources, "weights from the likes", pairs)
+        # the residual twin weighs the pairs the likes' weights were solved on (where supports are
+        # capped, the partners most liked together; otherwise the whole support)
+        shared = pairs if support == "all" else weights.transpose().with_values(np.ones(weights.nnz))
     residual_weights = fp.residual_weights
     if how.residual_model:
         residual_weights = solve(fp.residuals, "weights from the residuals", shared)

@@ -29,7 +29,7 @@ NEIGHBOURS = ("coclusters", "ratings")
 # square); the co-clustering runs within COCLUSTER_BUDGET (unless like_params / dislike_params set
 # ``budget``; coclust.budget); an item's weights use at most ITEM_PARTNERS partners; the
 # neighbourhoods come from co-members alone where that is cheaper (SPARSE_NEIGHBOURS_UP_TO); on
-# catalogues of at most DENSE_WEIGHTS_UP_TO movies the item weights are EASE's on the co-clustered pairs.
+# catalogues of at most DENSE_WEIGHTS_UP_TO movies the like weights are EASE's on the co-clustered pairs.
 SCALINGS = ("auto", "on", "off")
 LARGE_FROM_RATINGS = 500_000
 # The mean like count of a rated movie in MovieLens 100K's training folds (u1..u5.base: 39.8-40.1),
@@ -56,15 +56,16 @@ COCLUSTER_BUDGET = 2.0
 # in 40 s, 800 (the flop budget's cap) 0.2776 in 44 s; EASE 0.2800.  Kept at 200 for the cost.
 ITEM_PARTNERS = 200
 # With the scaling rules, where at most this many movies have co-clustered partners, the item model's
-# weights (the likes' and the residuals') are EASE's kept on the co-clustered pairs
-# (recsys.model.item_model.ease_on_support: one dense inverse each, no partner cut) instead of a
-# ridge per movie on its ITEM_PARTNERS partners.  Chosen on training data only (the scale
-# benchmark's 1 M ratings, 3,706 movies, its own tenth dropped, a tenth of the rest held out; EASE
-# tuned on the same): NDCG@10 per-movie solves / EASE on the pairs / EASE 0.0829 / 0.0880 / 0.0915
-# (movielens structure), 0.1102 / 0.1116 / 0.1032 (popular), 0.3485 / 0.3524 / 0.3512
-# (concentrated); AUC within 0.002.  Its price there: 0.7 s more of a 10 s train (two inverses of
-# 0.7 s against the capped solves' 0.8 s each).  The inverse's flops grow with the catalogue cubed,
-# the capped solves' linearly: at 5,000 movies they are the solves' flop budget (FLOP_BUDGET).
+# weights are EASE's kept on the co-clustered pairs (recsys.model.item_model.ease_on_support: one
+# dense inverse, no partner cut) instead of a ridge per movie on its ITEM_PARTNERS partners; the
+# residual model keeps those per-movie solves (its weights are read per candidate in every list:
+# on all the pairs they made 6,040 users' lists 1.4-2.5 s longer).  Chosen on training data only
+# (the scale benchmark's 1 M ratings, 3,706 movies, its own tenth dropped, a tenth of the rest held
+# out; EASE tuned on the same): NDCG@10 per-movie solves / EASE on the pairs / EASE 0.0829 / 0.0888 /
+# 0.0915 (movielens structure), 0.1102 / 0.1087 / 0.1032 (popular), 0.3485 / 0.3518 / 0.3512
+# (concentrated); AUC within 0.001.  Its price there: Gram, inverse and gathers 1.2-1.5 s against
+# the capped solves' 0.9-1.7 s.  The inverse's flops grow with the catalogue cubed, the capped
+# solves' linearly: at 5,000 movies they are the solves' flop budget (FLOP_BUDGET).
 DENSE_WEIGHTS_UP_TO = 5_000
 
 # With the scaling rules, the neighbourhoods are taken from each entity's co-members alone (a compiled
