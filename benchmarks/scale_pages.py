@@ -63,6 +63,12 @@ def _per_million(ones: list[dict], ten: dict, big: dict) -> str:
     growth = max(per_million) / min(r["seconds"] for r in ones)
     seconds = ", ".join(f"{v:.1f}" for v in per_million)
     said = f"Per million ratings: {seconds} s at 1, 10 and 25 M, {growth:.2f} × the cheapest 1 M train"
+    commits = sorted({_commit(r) for r in (*ones, ten, big)})
+    if len(commits) > 1:  # rows of several runs: the machine's hours differ as much as the code
+        return (
+            f"{said} — rows of {len(commits)} runs ({', '.join(commits)}), whose hours differ: "
+            f"no verdict on the {GROWTH_ASKED} × issue 36 asks."
+        )
     if growth <= GROWTH_ASKED:
         return f"{said}, within the {GROWTH_ASKED} × issue 36 asks."
     base, phases = ones[0]["phases"], big["phases"]
