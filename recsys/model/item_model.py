@@ -138,7 +138,7 @@ def _ease_on_support(
     liked: Csr, support: Csr, l2: float, symmetric: bool, budget: float, max_partners: int | None
 ) -> EaseOnSupport:
     n = support.n_rows
-    active = _active(support)
+    active = active_items(support)
     if not len(active):
         empty = Csr(np.zeros(n + 1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0), (n, n))
         return EaseOnSupport(empty, empty)
@@ -164,7 +164,7 @@ def _globalised(local: Csr, active: np.ndarray, n: int) -> Csr:
     return Csr(np.r_[0, np.cumsum(lengths)].astype(np.int64), active[local.idx], local.values, (n, n))
 
 
-def _active(support: Csr) -> np.ndarray:
+def active_items(support: Csr) -> np.ndarray:
     """The items with a support (a row or a column of it): the only ones that enter a solve (flags
     over the items, not a unique of the support's millions of entries: 0.14 s at 1 M ratings)."""
     n = support.n_rows
@@ -252,7 +252,7 @@ def _item_weights(liked: Csr, support: Csr, l2: float, threads, budget: float, m
     from threadpoolctl import threadpool_limits
 
     n = support.n_rows
-    active = _active(support)  # G is taken over them alone (local indices)
+    active = active_items(support)  # G is taken over them alone (local indices)
     X = liked.to_scipy().tocsc().astype(np.float64)[:, active]
     # 0/1 likes: G holds counts of users, exact in float32 (below 2^24), whose gathers then read
     # half the memory (the solves' systems are memory bound on large catalogues)

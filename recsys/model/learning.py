@@ -41,7 +41,7 @@ from ingest.features import DISLIKED, ITEM_KIND, LIKED, attribute_names, split_f
 from . import cluster
 from .csr import Csr
 from .ids import distinct, id_array, positions
-from .item_model import ease_on_support, full_weights, item_weights, random_support
+from .item_model import active_items, ease_on_support, full_weights, item_weights, random_support
 from .neighbours import Neighbours, from_coclusters, from_ratings
 from .profiles import CoClusters, FittedProfiles
 from .progress import COCLUSTER_STEPS, tell
@@ -531,7 +531,7 @@ def _item_model(fp: FittedProfiles, how: Learning, say) -> FittedProfiles:
             return full_weights(table, l2)
         return item_weights(table, pairs, l2, max_partners=how.max_partners, done=lambda f: tell(say, f, what))
 
-    if support != "all" and 0 < _supported_items(pairs) <= how.dense_weights_up_to:
+    if support != "all" and 0 < len(active_items(pairs)) <= how.dense_weights_up_to:
         # a catalogue small enough for one inverse: EASE's weights kept on the pairs, none cut; the
         # residual twin keeps its per-item solves on the pairs they would have been solved on
         tell(say, 0.0, "weights from the likes (one inverse)")
@@ -547,11 +547,6 @@ def _item_model(fp: FittedProfiles, how: Learning, say) -> FittedProfiles:
     if how.residual_model:
         residual_weights = solve(fp.residuals, "weights from the residuals", shared)
     return fp.with_item_model(weights, residual_weights)
-
-
-def _supported_items(pairs: Csr) -> int:
-    """How many items have a partner in ``pairs`` (a symmetric support: its non-empty rows)."""
-    return int(np.count_nonzero(pairs.lengths))
 
 
 def _attach_attributes(members: Csr, movies: Csr, X, attr_cols, col_attr, item_attrs: Csr, params, done=None) -> Csr:
