@@ -59,13 +59,14 @@ ITEM_PARTNERS = 200
 # weights are EASE's kept on the co-clustered pairs (recsys.model.item_model.ease_on_support: one
 # dense inverse, no partner cut) instead of a ridge per movie on its ITEM_PARTNERS partners; the
 # residual model keeps those per-movie solves (its weights are read per candidate in every list:
-# on all the pairs they made 6,040 users' lists 1.4-2.5 s longer).  Chosen on training data only
+# on all the pairs they made 6,040 users' lists 1.8-2.5 s longer).  Chosen on training data only
 # (the scale benchmark's 1 M ratings, 3,706 movies, its own tenth dropped, a tenth of the rest held
 # out; EASE tuned on the same): NDCG@10 per-movie solves / EASE on the pairs / EASE 0.0829 / 0.0888 /
 # 0.0915 (movielens structure), 0.1102 / 0.1087 / 0.1032 (popular), 0.3485 / 0.3518 / 0.3512
-# (concentrated); AUC within 0.001.  Its price there: Gram, inverse and gathers 1.2-1.5 s against
-# the capped solves' 0.9-1.7 s.  The inverse's flops grow with the catalogue cubed, the capped
-# solves' linearly: at 5,000 movies they are the solves' flop budget (FLOP_BUDGET).
+# (concentrated); AUC within 0.001.  Its price there, against the parent in the same hour: the item
+# model 0.35 s longer on average, lists 17-25 % longer (docs/benchmarks.md).  The inverse's flops
+# grow with the catalogue cubed, the capped solves' linearly: at 5,000 movies they are the solves'
+# flop budget (FLOP_BUDGET).
 DENSE_WEIGHTS_UP_TO = 5_000
 
 # With the scaling rules, the neighbourhoods are taken from each entity's co-members alone (a compiled
