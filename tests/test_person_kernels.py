@@ -4,6 +4,7 @@ against the vectorised definitions they replace: the same numbers, to the last b
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -168,3 +169,20 @@ def test_compiled_user_attribute_table_is_the_sorted_key_sums(seed):
     assert got.shape == (n_users, n_attr)
     assert np.array_equal(got.row_of * np.int64(n_attr) + got.idx, pairs)
     assert np.array_equal(got.values, sums / (counts + ATTRIBUTE_SHRINKAGE))
+
+
+@pytest.mark.parametrize("joint", [False, True])
+def test_the_user_attribute_table_on_every_core_is_the_one_thread_table(monkeypatch, joint):
+    """Past a few users the table's rows are fitted in ranges on every core: the same rows and
+    floats as one thread's walk of every user (each row is its user's alone)."""
+    import recsys.model.attributes as attributes
+
+    rng = np.random.default_rng(7)
+    residuals = _random_csr(rng, 400, 60, 0.2)
+    items = _random_csr(rng, 60, 12, 0.3, values=False)
+    assert residuals.n_rows > attributes._USERS_ON_ONE_THREAD
+    threaded = attributes.user_table(residuals, items, joint)
+    monkeypatch.setattr(attributes, "_USERS_ON_ONE_THREAD", residuals.n_rows)
+    alone = attributes.user_table(residuals, items, joint)
+    for a, b in ((threaded.ptr, alone.ptr), (threaded.idx, alone.idx), (threaded.values, alone.values)):
+        assert np.array_equal(a, b)

@@ -36,18 +36,14 @@ def attribute_rows(r_ptr, r_idx, a_ptr, a_idx, n_attr):
 
 
 @numba.njit(nogil=True, cache=True)
-def user_attribute_means(r_ptr, r_idx, r_val, a_ptr, a_idx, n_attr, shrinkage):
-    """For each user (rows of ``r_*``: items and residuals) and each attribute of the items they
-    rated (``a_*``: items × attributes): ``Σ residual / (count + shrinkage)``, as CSR arrays with
-    each row's attributes increasing."""
-    n_users = len(r_ptr) - 1
+def user_attribute_means(r_ptr, r_idx, r_val, a_ptr, a_idx, n_attr, shrinkage, ptr, idx, val, lo, hi):
+    """For users ``lo..hi-1`` (rows of ``r_*``: items and residuals) and each attribute of the items
+    they rated (``a_*``: items × attributes): ``Σ residual / (count + shrinkage)``, written at their
+    rows of the CSR arrays ``idx``/``val`` (``ptr``: :func:`attribute_rows`), attributes increasing."""
     total = np.zeros(n_attr)
     count = np.zeros(n_attr, dtype=np.int64)
     touched = np.empty(n_attr, dtype=np.int64)
-    ptr = attribute_rows(r_ptr, r_idx, a_ptr, a_idx, n_attr)
-    idx = np.empty(ptr[-1], dtype=np.int64)
-    val = np.empty(ptr[-1])
-    for u in range(n_users):
+    for u in range(lo, hi):
         nt = 0
         for q in range(r_ptr[u], r_ptr[u + 1]):
             for p in range(a_ptr[r_idx[q]], a_ptr[r_idx[q] + 1]):
@@ -63,7 +59,6 @@ def user_attribute_means(r_ptr, r_idx, r_val, a_ptr, a_idx, n_attr, shrinkage):
             idx[ptr[u] + x] = a
             val[ptr[u] + x] = total[a] / (count[a] + shrinkage)
             total[a], count[a] = 0.0, 0
-    return ptr, idx, val
 
 
 RIDGE_SWEEPS = 200  # most users' fits stop far earlier, at RIDGE_TOLERANCE
@@ -130,20 +125,15 @@ def ridge_of_one(items, resid, a_ptr, a_idx, l2, slot, attrs_out, w_out):
 
 
 @numba.njit(nogil=True, cache=True)
-def user_attribute_ridge(r_ptr, r_idx, r_val, a_ptr, a_idx, n_attr, l2):
-    """:func:`ridge_of_one` for every user (rows of ``r_*``: items and residuals) as CSR arrays,
-    each row's attributes increasing."""
-    n_users = len(r_ptr) - 1
+def user_attribute_ridge(r_ptr, r_idx, r_val, a_ptr, a_idx, n_attr, l2, ptr, idx, val, lo, hi):
+    """:func:`ridge_of_one` for users ``lo..hi-1`` (rows of ``r_*``: items and residuals), written
+    as :func:`user_attribute_means` writes its rows."""
     slot = np.full(n_attr, -1, dtype=np.int64)
     attrs = np.empty(n_attr, dtype=np.int64)
     w = np.empty(n_attr)
-    ptr = attribute_rows(r_ptr, r_idx, a_ptr, a_idx, n_attr)
-    idx = np.empty(ptr[-1], dtype=np.int64)
-    val = np.empty(ptr[-1])
-    for u in range(n_users):
-        lo, hi = r_ptr[u], r_ptr[u + 1]
-        nt = ridge_of_one(r_idx[lo:hi], r_val[lo:hi], a_ptr, a_idx, l2, slot, attrs, w)
+    for u in range(lo, hi):
+        start, end = r_ptr[u], r_ptr[u + 1]
+        nt = ridge_of_one(r_idx[start:end], r_val[start:end], a_ptr, a_idx, l2, slot, attrs, w)
         for x in range(nt):
             idx[ptr[u] + x] = attrs[x]
             val[ptr[u] + x] = w[x]
-    return ptr, idx, val
