@@ -71,6 +71,39 @@ def test_each_grid_points_ndcg_is_that_of_its_lists(seed, n_cand, ties):
         assert point["ndcg"] == pytest.approx(ndcg_per_user(lists, relevant).mean(), abs=1e-12)
 
 
+def _numpy_ndcgs(rows, B, G, k):
+    """The blend search's NDCGs as numpy defined them before they were compiled: a partition of
+    each list's scores at every blend, its DCG rank by rank, the lists added in order."""
+    discount = 1.0 / np.log2(np.arange(2, k + 2))
+    total = np.zeros(len(B))
+    for r in rows:
+        score = r.key[:, None] + r.popularity[:, None] * B[None, :] + r.like[:, None] * G[None, :]
+        top = np.argsort(-score, axis=0, kind="stable")[:k]
+        dcg = (r.relevant[top] * discount[: len(top), None]).sum(axis=0)
+        total += dcg / discount[: min(k, r.n_relevant)].sum()
+    return total / len(rows)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**16), n_cand=st.integers(0, 40), ties=st.booleans())
+def test_the_compiled_blend_search_gives_numpys_floats(seed, n_cand, ties):
+    """Every blend's mean NDCG, compiled, is the float of the numpy definition (ties by candidate
+    order; lists shorter than k, and empty)."""
+    from recsys.model.list_blend import _mean_ndcgs
+
+    rng = np.random.default_rng(seed)
+    rows = _rows(rng, 7, n_cand, "key")
+    rows.append(_rows(rng, 1, int(rng.integers(0, 4)), "like")[0])
+    if ties:
+        rows = [
+            ValidationList(*(np.round(getattr(r, f)) for f in ("key", "popularity", "like")), r.relevant, r.n_relevant)
+            for r in rows
+        ]
+    B, G = rng.choice(GRID, size=(2, 30)) * rng.random(2)[:, None]
+    want = _numpy_ndcgs(rows, B, G, 10)
+    assert np.array_equal(_mean_ndcgs(rows, B, G, 10), want)
+
+
 def test_candidates_are_the_best_by_score_and_by_popularity():
     key = np.array([5.0, 4, 3, 2, 1, 0, -np.inf])
     pop = np.array([0.0, 0, 0, 0, 9, 8, 7])

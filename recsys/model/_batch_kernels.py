@@ -661,3 +661,33 @@ def top_n(score, c_len, c_idx, n, out_idx, out_len, lo, hi):
                 out_idx[t, got] = order[r]
                 got += 1
         out_len[t] = got
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")  # 0 / 0 is NaN, as in numpy
+def blend_ndcgs(ptr, key, popularity, like, relevant, b, c, discount, ideal, out, lo, hi):
+    """For held-out lists ``lo..hi-1`` (list ``t``: candidates ``ptr[t]..ptr[t+1]-1``) and every
+    blend ``p``: the NDCG of the top ``len(discount)`` candidates by
+    ``key + popularity * b[p] + like * c[p]`` (ties by candidate order), its DCG over ``ideal[t]``,
+    into ``out[t, p]``.  The floats of the score's broadcast sums and of the DCG's sum, rank by
+    rank, in :func:`recsys.model.list_blend.choose`'s definition."""
+    k = len(discount)
+    top = np.empty(k, dtype=np.int64)
+    top_score = np.empty(k)
+    for t in range(lo, hi):
+        start, end = ptr[t], ptr[t + 1]
+        for p in range(len(b)):
+            n = 0
+            for i in range(start, end):
+                s = key[i] + popularity[i] * b[p] + like[i] * c[p]
+                if n == k and s <= top_score[k - 1]:
+                    continue  # not above the k-th: an equal score ranks after it (ties by order)
+                j = min(n, k - 1)  # insert after every score at least as large
+                while j > 0 and top_score[j - 1] < s:
+                    top_score[j], top[j] = top_score[j - 1], top[j - 1]
+                    j -= 1
+                top_score[j], top[j] = s, i
+                n = min(n + 1, k)
+            dcg = 0.0
+            for r in range(n):
+                dcg += (1.0 if relevant[top[r]] else 0.0) * discount[r]
+            out[t, p] = dcg / ideal[t]

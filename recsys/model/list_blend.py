@@ -105,14 +105,7 @@ def choose(rows: list[ValidationList], n_candidates: int = CANDIDATES, k: int = 
     points = sorted(((b, c) for b in GRID for c in GRID), key=lambda bc: (bc[0] + bc[1], bc))
     B = np.array([b for b, _ in points]) * scale["popularity"]
     G = np.array([c for _, c in points]) * scale["like"]
-    discount = 1.0 / np.log2(np.arange(2, k + 2))
-    total = np.zeros(len(points))
-    for r in rows:
-        score = r.key[:, None] + r.popularity[:, None] * B[None, :] + r.like[:, None] * G[None, :]
-        top = _top_rows(score, k)
-        dcg = (r.relevant[top] * discount[: len(top), None]).sum(axis=0)
-        total += dcg / discount[: min(k, r.n_relevant)].sum()
-    ndcg = total / len(rows)
+    ndcg = _mean_ndcgs(rows, B, G, k)
     best = int(np.argmax(ndcg))  # the first of equals: the smallest weights
     blend = ListBlend(float(B[best]), float(G[best]), n_candidates)
     report = {
@@ -125,17 +118,23 @@ def choose(rows: list[ValidationList], n_candidates: int = CANDIDATES, k: int = 
     return blend, report
 
 
-def _top_rows(score: np.ndarray, k: int) -> np.ndarray:
-    """Per column of ``score``, the row indices of the ``k`` largest, best first, ties by row (as
-    :func:`~recsys.model.topn.top_k`).  A partition first (half the time of a full sort here); a
-    tie at the k-th value may leave the right rows out of it, so those columns' full sort is taken."""
-    full = np.argsort(-score, axis=0, kind="stable")[:k] if len(score) <= k else None
-    if full is not None:
-        return full
-    part = np.sort(np.argpartition(-score, k - 1, axis=0)[:k], axis=0)  # rows in order: ties by row
-    vals = np.take_along_axis(score, part, axis=0)
-    top = np.take_along_axis(part, np.argsort(-vals, axis=0, kind="stable"), axis=0)
-    tied = (score == vals.min(axis=0)).sum(axis=0) > (vals == vals.min(axis=0)).sum(axis=0)
-    if tied.any():
-        top[:, tied] = np.argsort(-score[:, tied], axis=0, kind="stable")[:k]
-    return top
+def _mean_ndcgs(rows: list[ValidationList], B: np.ndarray, G: np.ndarray, k: int) -> np.ndarray:
+    """The mean NDCG@k of ``rows``' lists at every blend ``(B[p], G[p])``: each list's top ``k``
+    candidates by ``key + popularity * B[p] + like * G[p]`` (ties by candidate order, as
+    :func:`~recsys.model.topn.top_k`), compiled on every core (a partition of each list's
+    candidates × blends in numpy took 0.3 s of a 1 M-rating train), the lists' NDCGs added in
+    their order."""
+    from ._batch_kernels import blend_ndcgs
+    from ._pair_kernels import run_in_ranges
+
+    discount = 1.0 / np.log2(np.arange(2, k + 2))
+    ideal = np.array([discount[: min(k, r.n_relevant)].sum() for r in rows])
+    ptr = np.r_[0, np.cumsum([len(r.key) for r in rows])].astype(np.int64)
+    parts = [np.concatenate([getattr(r, f) for r in rows]).astype(np.float64) for f in ("key", "popularity", "like")]
+    relevant = np.concatenate([r.relevant for r in rows]).astype(np.bool_)
+    per_list = np.empty((len(rows), len(B)))
+    run_in_ranges(blend_ndcgs, len(rows), ptr, *parts, relevant, B, G, discount, ideal, per_list, size=64)
+    total = np.zeros(len(B))
+    for row in per_list:  # one list after another: the floats of the sum list by list
+        total += row
+    return total / len(rows)
