@@ -320,13 +320,24 @@ def _regions_concepts(*args, keep=None, order=BY_INDEX):
     then the order found) whose memberships fit ``keep[g]``, at least one.  ``order``: the order of
     the columns each region's search extends intents in, :data:`BY_INDEX` or :data:`BY_DEGREE`
     (:func:`_by_degree`), or with ``keep`` :data:`BY_DEGREE_WHERE_BOUND`: by index where the region's
-    share keeps every concept, by degree where it cannot (the intents come out sorted either way)."""
+    share keeps every concept, by degree where it cannot, the search by degree then stopping at
+    :data:`_FALLBACK_FACTOR` times the concepts the share could keep (the intents come out sorted
+    either way)."""
     # one compiled signature whether or not shares are given (an empty array stands for none)
     shares = _NO_SHARES if keep is None else np.asarray(keep, dtype=np.int64)
     return _regions_kernel(*args, shares, keep is not None, order)
 
 
 _NO_SHARES = np.zeros(0, dtype=np.int64)
+# Where a region's share cannot keep every concept (BY_DEGREE_WHERE_BOUND), its search by degree
+# stops at this many times the concepts the share could keep (share // (min_rows + min_cols)), and
+# the share keeps the most selective of those found.  Unbounded, the search of a dense region ran
+# on to millions of concepts for the few dozen kept: on the scale benchmark's concentrated 1 M
+# interactions (a movie held by 98 % of users) step 4 took 2.5 s, 1.8 at 32, 1.3 at 8 and 0.7 at 2.
+# Chosen on training data only (the 1 M structures' training parts, a tenth held out): NDCG@10 of
+# the concentrated ratings 0.3527 unbounded, 0.3529 at 8, 0.3525 at 2 (AUC 0.8893, 0.8893, 0.8888);
+# the movielens and popular structures and every structure read as interactions the same to 1e-5.
+_FALLBACK_FACTOR = 8
 
 
 @numba.njit(nogil=True, cache=True)
@@ -390,7 +401,7 @@ def _regions_kernel(
                 if ok or reordered or limit >= budget:
                     break
                 bits, cols = _by_degree(bits, cols, rows.shape[0])
-                reordered, limit = True, budget
+                reordered, limit = True, min(budget, _FALLBACK_FACTOR * max(limit, 1))
             eptr, eidx = bits_to_indices(ext)
             ext, eptr, eidx, iptr, iidx = _most_selective(ext, eptr, eidx, iptr, iidx, keep[g - lo])
         m = ext.shape[0]

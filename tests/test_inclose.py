@@ -197,9 +197,48 @@ def test_degree_order_is_the_reference_on_columns_sorted_by_degree(X, density, m
 def test_auto_order_is_by_index_where_the_share_keeps_every_concept(X, density, min_rows, min_cols, keep):
     """``column_order="auto"`` under a budget: a region whose concepts could all fit its share (no
     more of them than ``keep // (min_rows + min_cols)``) is searched by index, as without it;
-    another by degree.  Either way the share keeps the most selective of what the search found."""
+    another by degree, a search that stops at ``_FALLBACK_FACTOR`` times that many concepts (the
+    first found by degree).  Either way the share keeps the most selective of what was found."""
+    from coclust.concepts import _FALLBACK_FACTOR
+
     assume(X.sum() > 0)
     found = _step4_on_whole(X, density, min_rows, min_cols, BY_INDEX)
-    fits = len(found) <= keep // (min_rows + min_cols)
-    expected = _step4_on_whole(X, density, min_rows, min_cols, BY_INDEX if fits else BY_DEGREE, keep)
+    can_keep = keep // (min_rows + min_cols)
+    if len(found) <= can_keep:
+        expected = _step4_on_whole(X, density, min_rows, min_cols, BY_INDEX, keep)
+    else:
+        by_degree = _step4_on_whole(X, density, min_rows, min_cols, BY_DEGREE)[: _FALLBACK_FACTOR * max(can_keep, 1)]
+        expected = _most_selective_of(by_degree, keep)
     assert _step4_on_whole(X, density, min_rows, min_cols, BY_DEGREE_WHERE_BOUND, keep) == expected
+
+
+def _most_selective_of(concepts: list, keep: int) -> list:
+    """The share's rule on concepts (rows, columns) in the order found: the fewest rows, then the
+    fewest columns, then the order found, as many as fit ``keep`` memberships, at least one; all of
+    them, as found, when they all fit."""
+    order = sorted(range(len(concepts)), key=lambda c: (len(concepts[c][0]), len(concepts[c][1]), c))
+    kept, used = [], 0
+    for c in order:
+        size = len(concepts[c][0]) + len(concepts[c][1])
+        if kept and used + size > keep:
+            break
+        kept.append(c)
+        used += size
+    return concepts if len(kept) == len(concepts) else [concepts[c] for c in kept]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_dense_regions_search_by_degree_stops_at_a_multiple_of_its_share(seed):
+    """A dense region whose share keeps a few of its many relaxed concepts: the search by degree
+    stops at ``_FALLBACK_FACTOR`` times the concepts the share could keep, and the share keeps the
+    most selective of those first found."""
+    from coclust.concepts import _FALLBACK_FACTOR
+
+    rng = np.random.default_rng(seed)
+    X = (rng.random((40, 14)) < 0.7).astype(np.int8)
+    keep = int(rng.integers(4, 24))
+    by_degree = _step4_on_whole(X, 0.8, 2, 2, BY_DEGREE)
+    bound = _FALLBACK_FACTOR * max(keep // 4, 1)
+    assert len(by_degree) > bound  # the bound binds: most of the search is cut
+    expected = _most_selective_of(by_degree[:bound], keep)
+    assert _step4_on_whole(X, 0.8, 2, 2, BY_DEGREE_WHERE_BOUND, keep) == expected
