@@ -22,6 +22,7 @@ import numpy as np
 
 from .errors import ModelFileError
 from .files import jsonable, umask
+from .mapped_npz import read_arrays
 from .model import ProfileRecommender
 from .model.list_blend import ListBlend
 from .model.profiles import FittedProfiles
@@ -147,13 +148,18 @@ def _model_files(path: Path, names: tuple[str, ...] = MODEL_FILES):
 
 
 def load(path: str | Path) -> ProfileRecommender:
-    """Load a model directory written by :func:`save`."""
-    return load_with_hash(path, hashed=False)[0]
+    """Load a model directory written by :func:`save`: its arrays are views of the file mapped in
+    memory (:mod:`recsys.mapped_npz`), for the commands that load a model, use it and exit."""
+    return load_with_hash(path, hashed=False, mapped=True)[0]
 
 
-def load_with_hash(path: str | Path, hashed: bool = True) -> tuple[ProfileRecommender, str | None]:
+def load_with_hash(
+    path: str | Path, hashed: bool = True, mapped: bool = False
+) -> tuple[ProfileRecommender, str | None]:
     """Load a model directory written by :func:`save`, and the SHA-256 of the files it was loaded
-    from (their names and bytes; ``None`` unless ``hashed``)."""
+    from (their names and bytes; ``None`` unless ``hashed``).  ``mapped``: the arrays are views of
+    the file mapped in memory instead of copies (a long-lived process, the service, copies them:
+    its model files may then be rewritten in place without harm)."""
     path = Path(path)
     with _model_files(path) as files:
         digest = None
@@ -167,8 +173,11 @@ def load_with_hash(path: str | Path, hashed: bool = True) -> tuple[ProfileRecomm
             digest = h.hexdigest()
         manifest = _manifest(path, files["manifest.json"].read())
         try:
-            with np.load(files["arrays.npz"], allow_pickle=False) as z:
-                arrays = {k: z[k] for k in z.files}
+            if mapped:
+                arrays = read_arrays(files["arrays.npz"])
+            else:
+                with np.load(files["arrays.npz"], allow_pickle=False) as z:
+                    arrays = {k: z[k] for k in z.files}
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
             raise ModelFileError(f"{path}: corrupt model files ({exc})") from None
     try:
