@@ -147,7 +147,7 @@ def fit(train, attrs, items, **params):
 def test_auto_on_small_data_is_off(data):
     train, test, attrs, items = data
     auto, off = fit(train, attrs, items), fit(train, attrs, items, scaling="off")
-    assert auto.report_["scaling"] == off.report_["scaling"] == {"on": False, "item_l2": 50.0}
+    assert auto.report_["scaling"] == off.report_["scaling"] == {"on": False, "item_l2": 50.0, "terms_left_out": []}
     u, i = test["user"].to_numpy(), test["item"].to_numpy()
     assert np.array_equal(auto.predict_many(u, i).score, off.predict_many(u, i).score, equal_nan=True)
 
@@ -167,7 +167,11 @@ def test_scaling_on_fits_once_and_keeps_every_rating(data):
     liked = train[train["rating"] > 2]
     inner = liked[~_held(on, train).loc[liked.index]]
     mean_likes = len(inner) / inner["item"].nunique()
-    assert on.report_["scaling"] == {"on": True, "item_l2": pytest.approx(50.0 * mean_likes / ITEM_L2_REFERENCE_LIKES)}
+    assert on.report_["scaling"] == {
+        "on": True,
+        "item_l2": pytest.approx(50.0 * mean_likes / ITEM_L2_REFERENCE_LIKES),
+        "terms_left_out": ["like_users", "dislike_users"],
+    }
     assert np.isfinite(on.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score).any()
     assert on.recommend(int(train["user"].iloc[0]), n=5)
 
@@ -191,12 +195,37 @@ def test_the_scaling_rules_reach_the_learning_and_only_with_scaling_on(data, mon
         "sparse_neighbours": model_settings.SPARSE_NEIGHBOURS_UP_TO,
         "neighbour_budget": model_settings.NEIGHBOUR_BUDGET,
         "dense_weights_up_to": model_settings.DENSE_WEIGHTS_UP_TO,
+        "user_neighbours": False,
     }
     assert len(seen) == 1 and {k: getattr(seen[0], k) for k in rules} == rules
     seen.clear()
     fit(train, attrs, items, scaling="off")
     defaults = Learning()
     assert seen and all({k: getattr(how, k) for k in rules} == {k: getattr(defaults, k) for k in rules} for how in seen)
+
+
+def test_scaled_scores_leave_out_the_users_votes_and_still_add_up(data):
+    train, test, attrs, items = data
+    on = fit(train, attrs, items, scaling="on")
+    left_out = {"like_users", "dislike_users"}
+    assert {"like_items", "item_model"} <= set(on.weights_.names) and not left_out & set(on.weights_.names)
+    assert not left_out & set(on.validation_terms_["terms"])  # neither computed nor weighed
+    fp = on.profiles_
+    assert fp.neighbours["like_users"].idx.size == fp.neighbours["dislike_users"].idx.size == 0  # not learnt
+    assert fp.neighbours["like_items"].idx.size > 0
+    user, item = int(test["user"].iloc[0]), int(test["item"].iloc[0])
+    explained = on.predict(user, item)
+    assert not left_out & {line.term for line in explained.lines}
+    assert sum(line.contribution for line in explained.lines) == pytest.approx(explained.logit)
+    # an ablation of a scaled model weighs the terms it has
+    ablated = on.with_evidence(("like_coclusters", "item_model"))
+    assert set(ablated.weights_.names) == {"like_items", "item_model"}
+    # the lists read no user votes, in batch as one by one
+    users = train["user"].unique()[:6].tolist()
+    batch = on.lists(users, n=5)
+    one_by_one = [[(r["item"], r["score"]) for r in on.recommend(u, n=5)] for u in users]
+    assert [[item for item, _ in b] for b in batch] == [[item for item, _ in o] for o in one_by_one]
+    assert np.allclose([score for b in batch for _, score in b], [score for o in one_by_one for _, score in o])
 
 
 def _held(model, ratings):

@@ -104,6 +104,9 @@ class Learning:
         the support (:func:`~recsys.model.item_model.ease_on_support`: one dense inverse, no partner
         cut) instead of a ridge per item on its (capped) support; the residual model keeps its
         per-item solves on the capped pairs.  0 (the default): never.
+    user_neighbours : bool
+        Learn the users' neighbourhoods (the ``like_users`` and ``dislike_users`` votes); without
+        them those are empty, and only a score without those votes may read the profiles.
     """
 
     like_threshold: float = 2.0
@@ -123,6 +126,7 @@ class Learning:
     sparse_neighbours: float | None = None
     neighbour_budget: int = 0
     dense_weights_up_to: int = 0
+    user_neighbours: bool = True
 
 
 def fit_profiles(
@@ -204,6 +208,7 @@ def _shared_neighbourhoods(inputs, coclusters: dict, vocab, how: Learning, say) 
             how.n_neighbours,
             how.sparse_neighbours,
             how.neighbour_budget,
+            how.user_neighbours,
         ),
         lambda: _neighbourhoods(
             coclusters,
@@ -214,6 +219,7 @@ def _shared_neighbourhoods(inputs, coclusters: dict, vocab, how: Learning, say) 
             say,
             how.sparse_neighbours,
             how.neighbour_budget,
+            how.user_neighbours,
         ),
         lambda v: sum(n.ptr.nbytes + n.idx.nbytes + n.sim.nbytes for n in v.values()),
     )
@@ -485,11 +491,13 @@ def _neighbourhoods(
     say=None,
     sparse_up_to: float | None = None,
     budget: int = 0,
+    users: bool = True,
 ) -> dict:
     """Users' and items' neighbours through each side's co-clusters; with ``neighbours="ratings"``
     the like side's from plain co-ratings instead (the control) and no dislike side; none at all
-    with ``n_neighbours=0`` (the paper's rule reads the co-clusters only).  ``sparse_up_to`` and
-    ``budget``: :func:`~recsys.model.neighbours.from_coclusters`'s."""
+    with ``n_neighbours=0`` (the paper's rule reads the co-clusters only), none of the users
+    without ``users``.  ``sparse_up_to`` and ``budget``:
+    :func:`~recsys.model.neighbours.from_coclusters`'s."""
     n_users, n_items = len(vocab.users), len(vocab.items)
     counts = {"users": n_users, "items": n_items}
     nbrs = {f"{side}_{who}": Neighbours.empty(n) for side in SIDES for who, n in counts.items()}
@@ -498,12 +506,13 @@ def _neighbourhoods(
     if neighbours == "ratings":
         R = vocab.ratings
         signed = R.with_values(np.where(R.values > like_threshold, 1.0, -1.0))
-        nbrs["like_users"] = from_ratings(signed, n_neighbours)
+        if users:
+            nbrs["like_users"] = from_ratings(signed, n_neighbours)
         nbrs["like_items"] = from_ratings(signed.transpose(), n_neighbours)
         return nbrs
     for side in SIDES:
         cc = coclusters[side]
-        for who, members in (("users", cc.users), ("items", cc.items)):
+        for who, members in (("users", cc.users), ("items", cc.items)) if users else (("items", cc.items),):
             nbrs[f"{side}_{who}"] = from_coclusters(
                 members,
                 counts[who],

@@ -259,7 +259,7 @@ class ProfileRecommender(Params):
             raise NotFittedError("with_evidence needs the held-out terms of fit (a loaded model has none)")
         other = ProfileRecommender(**{**self.get_params(), "evidence": tuple(evidence)})
         check_params(other, ParameterError)
-        weights = fit_weights(v["terms"], v["y"], other.terms)
+        weights = fit_weights(v["terms"], v["y"], [t for t in other.terms if t in v["terms"]])  # not scaled-out ones
         # the lists' blend is not refitted (its held-out lists are not kept)
         other.fitted_ = Fitted(
             self.profiles_, self.report_, weights, new_item_weights(other.terms, v), self.list_blend_, v

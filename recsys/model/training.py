@@ -29,6 +29,7 @@ from .settings import (
     ITEM_PARTNERS,
     NEIGHBOUR_BUDGET,
     RECOMMENDER_PARAMS,
+    SCALED_OUT_TERMS,
     SPARSE_NEIGHBOURS_UP_TO,
     scales,
 )
@@ -42,6 +43,7 @@ LARGE_DATA_RULES = dict(
     sparse_neighbours=SPARSE_NEIGHBOURS_UP_TO,
     neighbour_budget=NEIGHBOUR_BUDGET,
     dense_weights_up_to=DENSE_WEIGHTS_UP_TO,
+    user_neighbours=False,  # the score leaves out SCALED_OUT_TERMS
 )
 
 
@@ -69,7 +71,7 @@ def fit_state(model, ratings, item_attributes, items, progress, scored: bool) ->
     inner, inner_report = fit_profiles(
         ratings[~held], item_attributes, items, inner_learning, progress=say, universe=ratings if large else None
     )
-    held_out = _held_out_weights(model, inner, ratings[held], say)
+    held_out = _held_out_weights(model, inner, ratings[held], say, SCALED_OUT_TERMS if large else ())
     t_val = time.perf_counter() - t0
     if large:
         say(f"the {int(held.sum()):,} held-out ratings added to the profiles")
@@ -78,7 +80,11 @@ def fit_state(model, ratings, item_attributes, items, progress, scored: bool) ->
         say(f"profiles of all {len(ratings):,} ratings")
         del inner  # its item weights are as large as the ones fitted next (items² on every pair)
         profiles, report = fit_profiles(ratings, item_attributes, items, learning, progress=say)
-    report["scaling"] = {"on": bool(large), "item_l2": learning.item_l2}
+    report["scaling"] = {
+        "on": bool(large),
+        "item_l2": learning.item_l2,
+        "terms_left_out": list(SCALED_OUT_TERMS) if large else [],
+    }
     report["timings"]["validation"] = t_val
     report["timings"]["fit"] = time.perf_counter() - t0
     report["validation"] = {"held_out": int(held.sum()), "scored": held_out.pop("scored")}
@@ -121,19 +127,24 @@ def _implicit_state(model, interactions, item_attributes, items, say) -> Fitted:
     return Fitted(profiles, report, list_blend=blend)
 
 
-def _held_out_weights(model, inner, val, say) -> dict:
+def _held_out_weights(model, inner, val, say, left_out=()) -> dict:
     """The score's weights, a new item's and the lists' blend, learnt on the held-out ratings
-    ``val`` with the profiles ``inner`` learnt without them (and the counts for the report)."""
+    ``val`` with the profiles ``inner`` learnt without them (and the counts for the report); the
+    terms ``left_out`` are neither computed nor weighed (the scaling rules')."""
     u, i = inner.user_index(val["user"].to_numpy()), inner.item_index(val["item"].to_numpy())
     ok = (u >= 0) & (i >= 0)
-    all_terms = [t.name for t in TERMS if t.name != "item_residuals" or inner.residual_weights is not None]
+    all_terms = [
+        t.name
+        for t in TERMS
+        if (t.name != "item_residuals" or inner.residual_weights is not None) and t.name not in left_out
+    ]
     say(f"the score's terms on the {int(ok.sum()):,} held-out ratings, and their weights")
     terms = compute_terms(
         inner, u[ok], i[ok], all_terms, model.n_votes, model.shrinkage, done=lambda share: tell(say, share, "terms")
     )
     y = val["rating"].to_numpy(dtype=np.float64)[ok] > model.like_threshold
     validation = {"terms": terms, "y": y, "new_item_terms": new_item_terms(inner, u[ok], i[ok], NEW_ITEM_TERMS)}
-    weights = fit_weights(terms, y, model.terms)
+    weights = fit_weights(terms, y, [t for t in model.terms if t not in left_out])
     new_weights = new_item_weights(model.terms, validation)
     probe = Fitted(inner, {}, weights, new_weights)
     blend, lists = fit_list_blend(model, probe, val, say)
