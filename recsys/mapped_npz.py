@@ -64,10 +64,14 @@ def _data_start(mapped: mmap.mmap, info: zipfile.ZipInfo) -> int:
 
 def _npy_view(mapped: mmap.mmap, start: int, size: int) -> np.ndarray:
     """The array of the ``.npy`` bytes ``mapped[start : start + size]``, a view of them."""
-    head = io.BytesIO(mapped[start : start + min(size, 1 << 16)])
-    version = npy.read_magic(head)
+    version = npy.read_magic(io.BytesIO(mapped[start : start + 8]))
     if version not in _NPY_HEADERS:
         raise ValueError(f".npy format version {version} is not read in place")
+    # the header's length follows the magic: 2 bytes in version 1.0, 4 in 2.0 (little-endian)
+    width = 2 if version == (1, 0) else 4
+    header_len = int.from_bytes(mapped[start + 8 : start + 8 + width], "little")
+    head = io.BytesIO(mapped[start : start + min(size, 8 + width + header_len)])
+    npy.read_magic(head)
     shape, fortran, dtype = _NPY_HEADERS[version](head)
     if dtype.hasobject:
         raise ValueError("object arrays are not read (they would need pickle)")

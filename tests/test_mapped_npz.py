@@ -96,3 +96,18 @@ def test_compressed_members_and_object_arrays_are_refused(tmp_path):
     np.savez(objects, x=np.array([{"a": 1}], dtype=object))
     with pytest.raises(ValueError, match="object arrays"):
         _read(objects)
+
+
+@pytest.mark.filterwarnings("ignore:Stored array in format 2.0")
+def test_a_header_numpy_would_not_read_is_refused(tmp_path):
+    # a structured dtype of many fields: a header past np.load's safe size (and past 64 KiB, so
+    # np.save writes it in .npy version 2.0)
+    dtype = np.dtype([(f"field_{k}", "<i1") for k in range(6000)])
+    path = tmp_path / "wide.npz"
+    np.savez(path, x=np.zeros(3, dtype=dtype))
+    with zipfile.ZipFile(path) as z, z.open("x.npy") as member:
+        assert np.lib.format.read_magic(member) == (2, 0)
+    with pytest.raises(ValueError, match="large"):
+        _np_load(path)
+    with pytest.raises(ValueError, match="large"):
+        _read(path)
