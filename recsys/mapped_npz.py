@@ -71,7 +71,7 @@ def _npy_view(mapped: mmap.mmap, start: int, size: int) -> np.ndarray:
     width = 2 if version == (1, 0) else 4
     header_len = int.from_bytes(mapped[start + 8 : start + 8 + width], "little")
     head = io.BytesIO(mapped[start : start + min(size, 8 + width + header_len)])
-    npy.read_magic(head)
+    head.seek(8)  # past the magic, where the header readers start
     shape, fortran, dtype = _NPY_HEADERS[version](head)
     if dtype.hasobject:
         raise ValueError("object arrays are not read (they would need pickle)")

@@ -220,7 +220,7 @@ def test_scaled_scores_leave_out_the_users_votes_and_still_add_up(data):
     # an ablation of a scaled model weighs the terms it has
     ablated = on.with_evidence(("like_coclusters", "item_model"))
     assert set(ablated.weights_.names) == {"like_items", "item_model"}
-    # the lists read no user votes, in batch as one by one
+    # without those votes, the lists in batch are the lists one by one
     users = train["user"].unique()[:6].tolist()
     batch = on.lists(users, n=5)
     one_by_one = [[(r["item"], r["score"]) for r in on.recommend(u, n=5)] for u in users]
