@@ -29,11 +29,21 @@ _LOCAL_HEADER = 30  # bytes of a zip member's local header before its name and e
 _NPY_HEADERS = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
 
 
+class CannotMap(OSError):
+    """The file could not be mapped in memory; nothing says it is corrupt."""
+
+
 def read_arrays(file: BinaryIO) -> dict[str, np.ndarray]:
     """The arrays of the uncompressed ``.npz`` open as ``file`` (``np.savez``'s), by name, as
-    copy-on-write views of the file mapped in memory.  Raises ``ValueError`` (or
-    ``zipfile.BadZipFile``) for anything else: a compressed or corrupt member, an object array."""
-    mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_COPY)  # ValueError when empty
+    copy-on-write views of the file mapped in memory.  Raises :class:`CannotMap` when ``file``
+    cannot be mapped, ``ValueError`` (or ``zipfile.BadZipFile``) for anything else: an empty file,
+    a compressed or corrupt member, an object array."""
+    try:
+        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_COPY)
+    except io.UnsupportedOperation as exc:  # no file descriptor (also a ValueError: caught first)
+        raise CannotMap(f"no file to map ({exc})") from exc
+    except OSError as exc:  # ENODEV and the like; an empty file is a ValueError, and corrupt
+        raise CannotMap(f"cannot be mapped ({exc})") from exc
     with zipfile.ZipFile(file) as archive:
         members = archive.infolist()
     arrays = {}

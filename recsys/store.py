@@ -22,7 +22,7 @@ import numpy as np
 
 from .errors import ModelFileError
 from .files import jsonable, umask
-from .mapped_npz import read_arrays
+from .mapped_npz import CannotMap, read_arrays
 from .model import ProfileRecommender
 from .model.list_blend import ListBlend
 from .model.profiles import FittedProfiles
@@ -153,6 +153,17 @@ def load(path: str | Path) -> ProfileRecommender:
     return load_with_hash(path, hashed=False, mapped=True)[0]
 
 
+def _arrays(file, mapped: bool) -> dict[str, np.ndarray]:
+    """The model's arrays: views of the mapped file if ``mapped`` and it can be mapped, else copies."""
+    if mapped:
+        try:
+            return read_arrays(file)
+        except CannotMap:  # a file system without mmap, say: the copies np.load makes
+            file.seek(0)
+    with np.load(file, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
 def load_with_hash(
     path: str | Path, hashed: bool = True, mapped: bool = False
 ) -> tuple[ProfileRecommender, str | None]:
@@ -173,11 +184,7 @@ def load_with_hash(
             digest = h.hexdigest()
         manifest = _manifest(path, files["manifest.json"].read())
         try:
-            if mapped:
-                arrays = read_arrays(files["arrays.npz"])
-            else:
-                with np.load(files["arrays.npz"], allow_pickle=False) as z:
-                    arrays = {k: z[k] for k in z.files}
+            arrays = _arrays(files["arrays.npz"], mapped)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
             raise ModelFileError(f"{path}: corrupt model files ({exc})") from None
     try:

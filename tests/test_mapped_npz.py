@@ -111,3 +111,16 @@ def test_a_header_numpy_would_not_read_is_refused(tmp_path):
         _np_load(path)
     with pytest.raises(ValueError, match="large"):
         _read(path)
+
+
+def test_a_file_that_cannot_be_mapped_says_so(tmp_path):
+    """No file descriptor (an in-memory file): CannotMap, an OSError that is not a ValueError (the
+    callers read ValueError as corrupt)."""
+    import io
+
+    from recsys.mapped_npz import CannotMap
+
+    np.savez(tmp_path / "a.npz", x=np.arange(3))
+    with pytest.raises(CannotMap) as caught:
+        read_arrays(io.BytesIO((tmp_path / "a.npz").read_bytes()))
+    assert not isinstance(caught.value, ValueError)

@@ -173,6 +173,44 @@ def test_store_round_trip(fitted, tmp_path):
     store.save(model, d)  # overwriting a model works
 
 
+def test_a_model_that_cannot_be_mapped_is_read_as_copies(fitted, tmp_path, monkeypatch):
+    """On a file system without mmap, store.load reads the arrays as np.load does (the same
+    model), and a corrupt archive is still reported as corrupt, not as unmappable."""
+    import errno
+    import mmap
+
+    import recsys.mapped_npz
+
+    mmap_type = mmap.mmap
+
+    def on_mmap(a) -> bool:
+        while a is not None and not isinstance(a, mmap_type):  # array → array → memoryview → mmap
+            a = a.obj if isinstance(a, memoryview) else a.base
+        return a is not None
+
+    def arrays(d):
+        with open(d / "arrays.npz", "rb") as f:
+            return store._arrays(f, mapped=True)
+
+    def refuse(*args, **kwargs):
+        raise OSError(errno.ENODEV, "No such device")
+
+    model, _, test, _, _ = fitted
+    d = store.save(model, tmp_path / "model")
+    views = {k: a for k, a in arrays(d).items() if a.size}
+    assert all(map(on_mmap, views.values()))  # the check below can tell a mapped array
+    monkeypatch.setattr(recsys.mapped_npz.mmap, "mmap", refuse)
+    copies = arrays(d)
+    assert not any(map(on_mmap, copies.values()))
+    assert all(np.array_equal(copies[k], a) for k, a in views.items())
+    users, items = test["user"].to_numpy(), test["item"].to_numpy()
+    scores = store.load(d).predict_many(users, items).score
+    assert np.array_equal(scores, model.predict_many(users, items).score, equal_nan=True)
+    (d / "arrays.npz").write_bytes(b"garbage")
+    with pytest.raises(ModelFileError, match="corrupt model files"):
+        store.load(d)
+
+
 def test_store_errors(fitted, tmp_path):
     model = fitted[0]
     with pytest.raises(ModelFileError, match="no model directory"):
