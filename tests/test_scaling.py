@@ -16,6 +16,7 @@ from recsys.model import neighbours as nbmod
 from recsys.model.csr import Csr
 from recsys.model.learning import Learning, add_ratings, fit_profiles, most_selective
 from recsys.model.settings import COCLUSTERS_PER_USER, ITEM_L2_REFERENCE_LIKES
+from recsys.model.training import dense_weights_limit
 
 
 @st.composite
@@ -147,7 +148,16 @@ def fit(train, attrs, items, **params):
 def test_auto_on_small_data_is_off(data):
     train, test, attrs, items = data
     auto, off = fit(train, attrs, items), fit(train, attrs, items, scaling="off")
-    assert auto.report_["scaling"] == off.report_["scaling"] == {"on": False, "item_l2": 50.0, "terms_left_out": []}
+    assert (
+        auto.report_["scaling"]
+        == off.report_["scaling"]
+        == {
+            "on": False,
+            "item_l2": 50.0,
+            "terms_left_out": [],
+            "dense_weights_up_to": 0,
+        }
+    )
     u, i = test["user"].to_numpy(), test["item"].to_numpy()
     assert np.array_equal(auto.predict_many(u, i).score, off.predict_many(u, i).score, equal_nan=True)
 
@@ -171,6 +181,7 @@ def test_scaling_on_fits_once_and_keeps_every_rating(data):
         "on": True,
         "item_l2": pytest.approx(50.0 * mean_likes / ITEM_L2_REFERENCE_LIKES),
         "terms_left_out": ["like_users", "dislike_users"],
+        "dense_weights_up_to": dense_weights_limit(int((~_held(on, train)).sum())),
     }
     assert np.isfinite(on.predict_many(test["user"].to_numpy(), test["item"].to_numpy()).score).any()
     assert on.recommend(int(train["user"].iloc[0]), n=5)
@@ -181,51 +192,43 @@ def test_the_scaling_rules_reach_the_learning_and_only_with_scaling_on(data, mon
     import recsys.model.training as training
 
     train, _, attrs, items = data
-    seen = []
+    seen, sizes = [], []
 
     def recording(ratings, item_attributes, items, learning, **kw):
         seen.append(learning)
+        sizes.append(len(ratings))
         return fit_profiles(ratings, item_attributes, items, learning, **kw)
 
     monkeypatch.setattr(training, "fit_profiles", recording)
-    fit(train, attrs, items, scaling="on")
+    on = fit(train, attrs, items, scaling="on")
     rules = {
         "user_budget": model_settings.COCLUSTERS_PER_USER,
         "max_partners": model_settings.ITEM_PARTNERS,
         "sparse_neighbours": model_settings.SPARSE_NEIGHBOURS_UP_TO,
         "neighbour_budget": model_settings.NEIGHBOUR_BUDGET,
-        "dense_weights_up_to": model_settings.DENSE_WEIGHTS_UP_TO,
+        "dense_weights_up_to": training.dense_weights_limit(sizes[0]),  # the ratings that fit learns from
         "user_neighbours": False,
     }
     assert len(seen) == 1 and {k: getattr(seen[0], k) for k in rules} == rules
+    assert sizes[0] < len(train) and on.report_["scaling"]["dense_weights_up_to"] == rules["dense_weights_up_to"]
     seen.clear()
     fit(train, attrs, items, scaling="off")
     defaults = Learning()
     assert seen and all({k: getattr(how, k) for k in rules} == {k: getattr(defaults, k) for k in rules} for how in seen)
 
 
-def test_scaled_scores_leave_out_the_users_votes_and_still_add_up(data):
-    train, test, attrs, items = data
-    on = fit(train, attrs, items, scaling="on")
-    left_out = {"like_users", "dislike_users"}
-    assert {"like_items", "item_model"} <= set(on.weights_.names) and not left_out & set(on.weights_.names)
-    assert not left_out & set(on.validation_terms_["terms"])  # neither computed nor weighed
-    fp = on.profiles_
-    assert fp.neighbours["like_users"].idx.size == fp.neighbours["dislike_users"].idx.size == 0  # not learnt
-    assert fp.neighbours["like_items"].idx.size > 0
-    user, item = int(test["user"].iloc[0]), int(test["item"].iloc[0])
-    explained = on.predict(user, item)
-    assert not left_out & {line.term for line in explained.lines}
-    assert sum(line.contribution for line in explained.lines) == pytest.approx(explained.logit)
-    # an ablation of a scaled model weighs the terms it has
-    ablated = on.with_evidence(("like_coclusters", "item_model"))
-    assert set(ablated.weights_.names) == {"like_items", "item_model"}
-    # without those votes, the lists in batch are the lists one by one
-    users = train["user"].unique()[:6].tolist()
-    batch = on.lists(users, n=5)
-    one_by_one = [[(r["item"], r["score"]) for r in on.recommend(u, n=5)] for u in users]
-    assert [[item for item, _ in b] for b in batch] == [[item for item, _ in o] for o in one_by_one]
-    assert np.allclose([score for b in batch for _, score in b], [score for o in one_by_one for _, score in o])
+def test_the_dense_weights_follow_the_ratings_within_the_dense_gram():
+    """One inverse over n movies costs n³ flops: it is taken where that is within the flops a
+    rating allows (so the cost follows the ratings), and never past a dense Gram matrix's memory."""
+    from recsys.model.item_model import DENSE_GRAM_BYTES
+    from recsys.model.settings import DENSE_INVERSE_FLOPS_PER_RATING
+
+    for n_ratings in (0, 1, 810_000, 8_100_000, 20_250_000):
+        n = dense_weights_limit(n_ratings)
+        assert n**3 <= DENSE_INVERSE_FLOPS_PER_RATING * n_ratings < (n + 1) ** 3
+    assert [dense_weights_limit(r) for r in (810_000, 8_100_000, 20_250_000)] == [6_569, 14_153, 19_208]
+    huge = dense_weights_limit(10**12)
+    assert 8 * huge**2 <= DENSE_GRAM_BYTES < 8 * (huge + 1) ** 2
 
 
 def _held(model, ratings):

@@ -120,7 +120,7 @@ def ease_on_support(
     support, 0 off it.  Each weight is the one the regression of ``j`` on every other item gives,
     and no partner is cut; items² memory and ``n³`` flops, which on catalogues of a few thousand
     items cost about what the per-item solves of capped supports do
-    (:data:`~recsys.model.settings.DENSE_WEIGHTS_UP_TO`).  A ``symmetric`` support (the co-clusters'
+    (:data:`~recsys.model.settings.DENSE_INVERSE_FLOPS_PER_RATING`).  A ``symmetric`` support (the co-clusters'
     pairs: ``M'M``) is the weights' own pattern, read as they are stored.
 
     Also gives, from the same Gram matrix, the pairs :func:`item_weights` would solve on (``support``

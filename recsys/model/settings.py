@@ -28,8 +28,9 @@ NEIGHBOURS = ("coclusters", "ratings")
 # co-memberships, and with them the neighbourhoods' cost, then grow with the users, not with their
 # square); the co-clustering runs within COCLUSTER_BUDGET (unless like_params / dislike_params set
 # ``budget``; coclust.budget); an item's weights use at most ITEM_PARTNERS partners; the
-# neighbourhoods come from co-members alone where that is cheaper (SPARSE_NEIGHBOURS_UP_TO); on
-# catalogues of at most DENSE_WEIGHTS_UP_TO movies the like weights are EASE's on the co-clustered pairs.
+# neighbourhoods come from co-members alone where that is cheaper (SPARSE_NEIGHBOURS_UP_TO); where one
+# inverse over the movies costs at most DENSE_INVERSE_FLOPS_PER_RATING a rating, the like weights are
+# EASE's on the co-clustered pairs.
 SCALINGS = ("auto", "on", "off")
 LARGE_FROM_RATINGS = 500_000
 # The mean like count of a rated movie in MovieLens 100K's training folds (u1..u5.base: 39.8-40.1),
@@ -55,19 +56,26 @@ COCLUSTER_BUDGET = 1.0
 # a tenth of the training part held out): 200 partners 0.2720 in a 28 s fit, 400 partners 0.2763
 # in 40 s, 800 (the flop budget's cap) 0.2776 in 44 s; EASE 0.2800.  Kept at 200 for the cost.
 ITEM_PARTNERS = 200
-# With the scaling rules, where at most this many movies have co-clustered partners, the item model's
-# weights are EASE's kept on the co-clustered pairs (recsys.model.item_model.ease_on_support: one
-# dense inverse, no partner cut) instead of a ridge per movie on its ITEM_PARTNERS partners; the
-# residual model keeps those per-movie solves (its weights are read per candidate in every list:
-# on all the pairs they made 6,040 users' lists 1.8-2.5 s longer).  Chosen on training data only
-# (the scale benchmark's 1 M ratings, 3,706 movies, its own tenth dropped, a tenth of the rest held
-# out; EASE tuned on the same): NDCG@10 per-movie solves / EASE on the pairs / EASE 0.0829 / 0.0888 /
-# 0.0915 (movielens structure), 0.1102 / 0.1087 / 0.1032 (popular), 0.3485 / 0.3518 / 0.3512
-# (concentrated); AUC within 0.001.  Its price there, against the parent in the same hour: the item
-# model 0.35 s longer on average, lists 17-25 % longer (docs/benchmarks.md).  The inverse's flops
-# grow with the catalogue cubed, the capped solves' linearly: at 5,000 movies they are the solves'
-# flop budget (FLOP_BUDGET).
-DENSE_WEIGHTS_UP_TO = 5_000
+# With the scaling rules, where the movies with co-clustered partners are few enough that one dense
+# inverse over them (n³ flops) costs at most this many flops per rating learnt from (and their Gram
+# matrix is dense: item_model.DENSE_GRAM_BYTES), the item model's weights are EASE's kept on the
+# co-clustered pairs (recsys.model.item_model.ease_on_support: no partner cut) instead of a ridge per
+# movie on its ITEM_PARTNERS partners; the residual model keeps those per-movie solves (its weights
+# are read per candidate in every list).  The bound keeps the inverse's cost a share of the fit's,
+# whatever the catalogue: 3.5e5 flops is 4-6 µs a rating at the 60-80 Gflop/s this machine's LAPACK
+# inverts at (EASE: 11,719 movies in 26 s, 18,530 in 79 s), against 8-10 µs for the rest of the fit.
+# On the scale benchmark's 1, 10 and 25 M ratings (fits of 0.81, 8.1 and 20.3 M) it reaches 6,569,
+# 14,153 and 19,208 movies: their 3,706, 11,719 and 18,530 are inverted, Netflix's 17,770 from 25 M.
+# Chosen on training data only (the scale benchmark's movielens structure, its own tenth dropped, a
+# tenth of the rest held out; EASE tuned on the same).  At 1 M (3,706 movies; the rule was a flat
+# 5,000 movies then), NDCG@10 per-movie solves / EASE on the pairs / EASE: 0.0829 / 0.0888 / 0.0915
+# (movielens), 0.1102 / 0.1087 / 0.1032 (popular), 0.3485 / 0.3518 / 0.3512 (concentrated); AUC
+# within 0.001; the item model 0.35 s longer, lists 17-25 % longer.  At 10 M (11,719 movies):
+# 0.0427 / 0.0471 / 0.0480, AUC 0.7964 / 0.7964; the item model 18.9 s → 39.8 s, the model 196 →
+# 369 MB (811 weights a movie instead of 164).  At 25 M (18,530 movies): 0.0525 / 0.0572, AUC
+# 0.7936 for both; the item model 44 s → 148 s, the model 403 → 555 MB.  EASE's weights kept on each
+# movie's 200 capped partners instead scored 0.0382 at 10 M: the cut, not the solve, is what costs.
+DENSE_INVERSE_FLOPS_PER_RATING = 3.5e5
 
 # With the scaling rules, the neighbourhoods are taken from each entity's co-members alone (a compiled
 # sparse accumulation and top-k) whenever the co-memberships' products (sum of squared co-cluster

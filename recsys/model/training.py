@@ -24,7 +24,7 @@ from .ratings import as_ratings_frame, holdout_mask
 from .settings import (
     COCLUSTER_BUDGET,
     COCLUSTERS_PER_USER,
-    DENSE_WEIGHTS_UP_TO,
+    DENSE_INVERSE_FLOPS_PER_RATING,
     ITEM_L2_REFERENCE_LIKES,
     ITEM_PARTNERS,
     NEIGHBOUR_BUDGET,
@@ -42,7 +42,6 @@ LARGE_DATA_RULES = dict(
     max_partners=ITEM_PARTNERS,
     sparse_neighbours=SPARSE_NEIGHBOURS_UP_TO,
     neighbour_budget=NEIGHBOUR_BUDGET,
-    dense_weights_up_to=DENSE_WEIGHTS_UP_TO,
     user_neighbours=False,  # the score leaves out SCALED_OUT_TERMS
 )
 
@@ -84,6 +83,7 @@ def fit_state(model, ratings, item_attributes, items, progress, scored: bool) ->
         "on": bool(large),
         "item_l2": learning.item_l2,
         "terms_left_out": list(SCALED_OUT_TERMS) if large else [],
+        "dense_weights_up_to": learning.dense_weights_up_to,
     }
     report["timings"]["validation"] = t_val
     report["timings"]["fit"] = time.perf_counter() - t0
@@ -119,7 +119,11 @@ def _implicit_state(model, interactions, item_attributes, items, say) -> Fitted:
         say(f"profiles of all {len(interactions):,} interactions")
         profiles, report = fit_profiles(interactions, item_attributes, items, learning, progress=say)
     report["feedback"] = IMPLICIT
-    report["scaling"] = {"on": bool(large), "item_l2": learning.item_l2}
+    report["scaling"] = {
+        "on": bool(large),
+        "item_l2": learning.item_l2,
+        "dense_weights_up_to": learning.dense_weights_up_to,
+    }
     report["timings"]["validation"] = t_val
     report["timings"]["fit"] = time.perf_counter() - t0
     report["validation"] = {"held_out": int(held.sum()), "scored": 0}
@@ -165,6 +169,7 @@ def learning_of(model, scaled_on=None, implicit: bool = False) -> Learning:
     those ratings' like counts.  ``implicit``: every interaction a like, and nothing learnt that
     only a like-probability reads (neighbourhoods, the residual model)."""
     sides = {"like_params": model.like_params, "dislike_params": model.dislike_params}
+    scaled = {}
     threshold = IMPLICIT_THRESHOLD if implicit else float(model.like_threshold)
     l2 = float(model.item_l2)
     if scaled_on is not None:
@@ -173,6 +178,7 @@ def learning_of(model, scaled_on=None, implicit: bool = False) -> Learning:
             for side, p in sides.items()
         }
         l2 = scaled_item_penalty(scaled_on, l2, threshold)
+        scaled["dense_weights_up_to"] = dense_weights_limit(len(scaled_on))
     return Learning(
         like_threshold=threshold,
         features=model.features,
@@ -185,7 +191,23 @@ def learning_of(model, scaled_on=None, implicit: bool = False) -> Learning:
         feedback=IMPLICIT if implicit else EXPLICIT,
         attribute_fit=model.attribute_fit,
         random_state=model.random_state,
+        **scaled,
     )
+
+
+def dense_weights_limit(n_ratings: int) -> int:
+    """The scaling rules' ``dense_weights_up_to`` for a fit on ``n_ratings`` ratings: the most movies
+    whose one inverse (``n³`` flops) stays within :data:`~recsys.model.settings.DENSE_INVERSE_FLOPS_PER_RATING`
+    flops a rating, and whose Gram matrix is dense (:data:`~recsys.model.item_model.DENSE_GRAM_BYTES`)."""
+    from .item_model import DENSE_GRAM_BYTES
+
+    flops, cells = DENSE_INVERSE_FLOPS_PER_RATING * float(n_ratings), DENSE_GRAM_BYTES / 8.0
+    n = int(min(np.cbrt(flops), np.sqrt(cells)))
+    while (n + 1) ** 3 <= flops and (n + 1) ** 2 <= cells:  # the roots' last bit, either way
+        n += 1
+    while n > 0 and (n**3 > flops or n**2 > cells):
+        n -= 1
+    return n
 
 
 def fit_list_blend(model, probe: Fitted, held, say) -> tuple[ListBlend, dict]:
