@@ -118,10 +118,10 @@ def ease_on_support(
     """EASE's weights (one dense inverse over the items with a support, LAPACK on every core),
     kept on the ``support``'s pairs: ``W[i, j] = -P[i, j] / P[j, j]`` with ``P = (G + λI)^-1`` on the
     support, 0 off it.  Each weight is the one the regression of ``j`` on every other item gives,
-    and no partner is cut; items² memory and ``n³`` flops, which on catalogues of a few thousand
-    items cost about what the per-item solves of capped supports do
-    (:data:`~recsys.model.settings.DENSE_INVERSE_FLOPS_PER_RATING`).  A ``symmetric`` support (the co-clusters'
-    pairs: ``M'M``) is the weights' own pattern, read as they are stored.
+    and no partner is cut; items² memory and ``n³`` flops (the scaling rules take it where those
+    flops are at most :data:`~recsys.model.settings.DENSE_INVERSE_FLOPS_PER_RATING` a rating).  A
+    ``symmetric`` support (the co-clusters' pairs: ``M'M``) is the weights' own pattern, read as they
+    are stored.
 
     Also gives, from the same Gram matrix, the pairs :func:`item_weights` would solve on (``support``
     capped by ``budget`` and ``max_partners``, :func:`capped_support`; rows the items scored, as the
