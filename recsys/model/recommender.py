@@ -89,8 +89,7 @@ class ProfileRecommender(Params):
         The rules for large data (``on``; ``auto``: on from :data:`~recsys.model.settings.LARGE_FROM_RATINGS`
         training ratings): one fit, the held-out ratings added after the weights; the item penalty
         scaled to the like counts; caps on a user's co-clusters, the co-clustering's work and an
-        item's partners (EASE's weights kept on the co-clustered pairs instead where one inverse over
-        the movies costs at most :data:`~recsys.model.settings.DENSE_INVERSE_FLOPS_PER_RATING` a rating).
+        item's partners (none where one inverse is cheap enough: EASE's weights on the pairs).
         Each rule and its measured price: :mod:`recsys.model.settings`.
     attribute_fit : {"joint", "means"}, default="joint"
         The ``user_attributes`` term from one ridge fit of the user's residuals on all their items'
