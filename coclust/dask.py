@@ -68,7 +68,7 @@ def client_for(scheduler=None):
     the caller must close it.  Connecting to an address waits Dask's own
     ``distributed.comm.timeouts.connect`` (30 s unless configured) before giving up."""
     try:
-        from distributed import Client, LocalCluster, get_client
+        from distributed import Client, get_client
     except ImportError:  # pragma: no cover - the dask extra is missing
         raise ImportError('backend="dask" needs dask.distributed: pip install "hblcoclust[dask]"') from None
     if isinstance(scheduler, Client):
@@ -81,8 +81,22 @@ def client_for(scheduler=None):
     try:
         return get_client(), False
     except ValueError:
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-        return Client(cluster), True
+        return Client(local_cluster()), True
+
+
+def local_cluster():
+    """A ``LocalCluster`` of two single-threaded worker processes, no dashboard, its scheduler's
+    HTTP routes on a free loopback port: Dask's default port, 8787, is often another cluster's,
+    and taking it would warn, or listen beyond this machine."""
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+    )
 
 
 @contextlib.contextmanager

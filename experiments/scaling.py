@@ -126,13 +126,15 @@ def _cluster(backend: str, scheduler: str | None):
     if backend == "local":
         yield None
         return
-    from distributed import Client, LocalCluster
+    from distributed import Client
+
+    from coclust.dask import local_cluster
 
     if scheduler:
         with Client(scheduler) as client:
             yield client
         return
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with local_cluster() as cluster:
         with Client(cluster) as client:
             yield client
 

@@ -35,7 +35,9 @@ def _forkserver():
 
 
 def _cluster():
-    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    from coclust.dask import local_cluster
+
+    return local_cluster()
 
 
 def _settle(client) -> None:
@@ -59,6 +61,33 @@ def _close_after_kills(cluster) -> None:
 def client():
     with _cluster() as cluster, distributed.Client(cluster) as c:
         yield c
+
+
+def test_the_local_cluster_serves_http_on_a_free_loopback_port_only():
+    """Its scheduler's routes listen on 127.0.0.1 at a port of the system's choosing, with no
+    dashboard: with Dask's default 8787 taken, no warning that it is in use."""
+    import socket
+    import urllib.error
+    import urllib.request
+    import warnings
+
+    from coclust.dask import local_cluster
+
+    with socket.socket() as taken:
+        try:
+            taken.bind(("127.0.0.1", 8787))
+        except OSError:
+            pass  # already someone's: the case itself
+        with warnings.catch_warnings(record=True) as caught, local_cluster() as cluster:
+            warnings.simplefilter("always")
+            server = cluster.scheduler.http_server
+            addresses = {sock.getsockname()[0] for sock in server._sockets.values()}
+            ports = {sock.getsockname()[1] for sock in server._sockets.values()}
+            with pytest.raises(urllib.error.HTTPError, match="404"):  # the dashboard's page
+                urllib.request.urlopen(f"http://127.0.0.1:{min(ports)}/status", timeout=10)
+            urllib.request.urlopen(f"http://127.0.0.1:{min(ports)}/health", timeout=10)  # its routes do answer
+    assert addresses == {"127.0.0.1"} and 8787 not in ports, (addresses, ports)
+    assert not [w for w in caught if "already in use" in str(w.message)]
 
 
 def _same(a: HBLCoClust, b: HBLCoClust) -> None:
