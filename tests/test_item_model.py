@@ -414,6 +414,29 @@ def test_the_inverse_of_a_penalised_gram_matrix_is_numpys(n, block, seed):
     assert np.array_equal(P, P.T)
 
 
+def test_the_cholesky_factor_is_computed_on_one_blas_thread(monkeypatch):
+    """OpenBLAS's threaded ``potrf`` crashed the train at 18,530 movies (a write past its buffer,
+    two threads); the factor is made on one thread, whatever the pool's size outside."""
+    from scipy.linalg import lapack
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from recsys.model.item_model import _spd_inverse
+
+    seen = []
+    factor = lapack.dpotrf
+
+    def recording(*args, **kwargs):
+        seen.append({p["filepath"]: p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"})
+        return factor(*args, **kwargs)
+
+    monkeypatch.setattr(lapack, "dpotrf", recording)
+    G = np.eye(4) * 2.0
+    with threadpool_limits(2, "blas"):
+        P = _spd_inverse(G.copy())
+    assert P == pytest.approx(np.eye(4) / 2.0)
+    assert seen and all(set(threads.values()) == {1} for threads in seen), seen
+
+
 def test_an_indefinite_matrix_is_refused_by_name():
     from recsys.model.item_model import _spd_inverse
 

@@ -194,11 +194,16 @@ def _spd_inverse(A: np.ndarray, block: int = 512) -> np.ndarray:
     factor and its inverse (``potrf``, ``potri``: half the flops of ``np.linalg.inv``'s LU, 24 s
     against 43 s at 9,700 movies here), then the upper triangle copied to the lower."""
     from scipy.linalg import lapack
+    from threadpoolctl import threadpool_limits
 
     # A is C-ordered and symmetric: its transpose is the same matrix in Fortran order, which
     # LAPACK overwrites in place; its "lower" triangle is A's upper one
     F = A.T
-    F, info = lapack.dpotrf(F, lower=True, overwrite_a=True, clean=False)
+    # the factor on one BLAS thread: OpenBLAS 0.3.31's threaded potrf (scipy 1.17's) wrote past a
+    # buffer and crashed the train at 18,530 movies on two threads, where one thread factors the
+    # same matrix in twice the time (41 s against 21 s; the inverse after it stays threaded)
+    with threadpool_limits(1, "blas"):
+        F, info = lapack.dpotrf(F, lower=True, overwrite_a=True, clean=False)
     if info == 0:
         F, info = lapack.dpotri(F, lower=True, overwrite_c=True)
     if info != 0:
