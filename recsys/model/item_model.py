@@ -115,7 +115,7 @@ def ease_on_support(
     budget: float = FLOP_BUDGET,
     max_partners: int | None = None,
 ) -> EaseOnSupport:
-    """EASE's weights (one dense inverse over the items with a support, LAPACK on every core),
+    """EASE's weights (one dense inverse over the items with a support: :func:`_spd_inverse`),
     kept on the ``support``'s pairs: ``W[i, j] = -P[i, j] / P[j, j]`` with ``P = (G + λI)^-1`` on the
     support, 0 off it.  Each weight is the one the regression of ``j`` on every other item gives,
     and no partner is cut; items² memory and ``n³`` flops (the scaling rules take it where those
