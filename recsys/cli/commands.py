@@ -41,12 +41,21 @@ def _load(data, quiet: bool, evaluating: bool = False):
     return loaded
 
 
-def _first_use(quiet: bool) -> None:
-    """Say, before a fit, when numba is about to compile its kernels (:mod:`recsys.first_use`)."""
-    from ..first_use import FIRST_USE_NOTE, kernels_cached
+def _first_use(quiet: bool, scaled: bool = False, evaluating: bool = False) -> None:
+    """Before a fit, compile the kernels it will need that numba's cache lacks, on every core, and say
+    so (:mod:`recsys.first_use`; ``scaled``: the fit applies the scaling rules; ``evaluating``: the
+    evaluation's kernels too)."""
+    from ..first_use import FIRST_USE_NOTE, listed, missing, precompile
+    from ..model.threads import cores
 
-    if not quiet and not kernels_cached():
-        typer.secho(FIRST_USE_NOTE, err=True, fg=typer.colors.YELLOW)
+    names = ["evaluate" if evaluating else "fit"] if not scaled else ["scaled"] + ["evaluate"] * evaluating
+    absent = missing({kernel: s for name in names for kernel, s in listed(name).items()})
+    if not absent:
+        return
+    processes = min(cores(), len(absent))
+    if not quiet:
+        typer.secho(FIRST_USE_NOTE.format(kernels=len(absent), processes=processes), err=True, fg=typer.colors.YELLOW)
+    precompile(absent, processes)
 
 
 def _load_model(model_dir: Path):
@@ -158,7 +167,7 @@ def train(
         scales(recommender.scaling, len(train)),
         None if max_memory is None else max_memory * 1e9,
     )
-    _first_use(quiet)
+    _first_use(quiet, scales(recommender.scaling, len(train)))
     recommender.fit(loaded.train, loaded.attributes, loaded.items, progress=progress(quiet))
     stamp = provenance(
         **data.describe(),
@@ -353,6 +362,7 @@ def evaluate(
     from ..evaluation import Protocol
     from ..evaluation import evaluate as run_evaluation
     from ..evaluation.summary import text_lines
+    from ..model.settings import scales
     from ..provenance import provenance
 
     fmt = chosen_format(fmt, as_json, ("text", "json"))
@@ -368,7 +378,7 @@ def evaluate(
         )
     if model.implicit or "rating" not in loaded.train.columns:
         protocol = _implicit(protocol, setup, methods is not None)
-    _first_use(quiet)
+    _first_use(quiet, scales(model.scaling, len(loaded.train)), evaluating=True)
     res = run_evaluation(
         loaded.train,
         loaded.test,
@@ -488,7 +498,7 @@ def demo(
     from ..demo import STEPS, run_demo
     from ..evaluation.summary import brief_lines, source_line
 
-    _first_use(quiet)
+    _first_use(quiet, evaluating=True)
     done = run_demo(out, users, progress=None if quiet else StepProgress(STEPS))
     if quiet:
         return
