@@ -153,21 +153,28 @@ def precompile(kernels: dict[str, list[str]], processes: int) -> None:
         # keys its cache by the source file
         here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))}
-        helpers = [
-            subprocess.Popen(
-                [sys.executable, "-m", "recsys.first_use", "claim", claims],
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            for _ in range(max(processes - 1, 0))
-        ]
+        helpers = [_helper(claims, env) for _ in range(max(processes - 1, 0))]
+        helpers = [h for h in helpers if h is not None]
         try:
             compile_claimed(order, kernels, Path(claims))
         finally:
             for helper in helpers:
                 helper.wait()
+
+
+def _helper(claims: str, env: dict):
+    """A process compiling the kernels it claims; None when one cannot be started (this process
+    then compiles them all)."""
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "recsys.first_use", "claim", claims],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return None
 
 
 def read_list(path: Path) -> dict[str, list[str]]:

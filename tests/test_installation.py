@@ -1,5 +1,5 @@
-"""What ``pip install .`` installed is this checkout, file for file: every module of the packages and
-every template, byte for byte (the installation's RECORD hashes), and nothing else of them. The
+"""What ``pip install .`` installed is this checkout, file for file: every module of the packages,
+every template and kernel list, byte for byte (the installation's RECORD hashes), and nothing else of them. The
 suite imports the checkout, and the README's commands run it too (tests/test_quickstart.py): this
 is what makes them tests of the installation."""
 
@@ -18,9 +18,11 @@ PACKAGES = ("coclust", "ingest", "recsys")
 
 
 def _checkout_files() -> dict[str, Path]:
-    """The files a wheel of the checkout holds: the packages' modules and recsys.present's templates."""
+    """The files a wheel of the checkout holds: the packages' modules, recsys.present's templates and
+    the kernel lists of the first use (recsys/kernels)."""
     files = [p for package in PACKAGES for p in (ROOT / package).rglob("*.py")]
     files += [p for p in (ROOT / "recsys" / "present" / "templates").iterdir() if p.is_file()]
+    files += list((ROOT / "recsys" / "kernels").glob("*.txt"))
     return {p.relative_to(ROOT).as_posix(): p for p in files}
 
 
@@ -42,7 +44,8 @@ def test_the_installation_is_the_checkout():
     installed = {
         f.as_posix(): f"{f.hash.mode}={f.hash.value}" if f.hash else None
         for f in dist.files or []
-        if f.parts[0] in PACKAGES and (f.suffix == ".py" or "templates" in f.parts)
+        if f.parts[0] in PACKAGES
+        and (f.suffix == ".py" or "templates" in f.parts or f.parts[:2] == ("recsys", "kernels"))
     }
     checkout = _checkout_files()
     assert sorted(installed) == sorted(checkout), "the installation's files are not the checkout's"
