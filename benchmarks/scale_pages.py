@@ -136,7 +136,8 @@ def readme_paragraph(runs: list[dict]) -> str:
             f"{_span([r['seconds'] for r in implicit], 1)} s ({_span(over, 1)} × EASE's fit in their run; "
             f"{', '.join(sorted({_commit(r) for r in implicit}))})."
         )
-    compared = [r for r in (*ones, ten, big, nten, nbig) if r and r["peers"].get("ease") and "ndcg@10" in r]
+    # every row of the tables (each size, structure and shape; not the --implicit ones) where EASE ran
+    compared = [r for r in runs if not r.get("train_args") and r["peers"].get("ease") and "ndcg@10" in r]
     trailing = [
         r["peers"]["ease"]["ndcg@10"] - r["ndcg@10"] for r in compared if r["ndcg@10"] < r["peers"]["ease"]["ndcg@10"]
     ]
