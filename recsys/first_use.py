@@ -34,6 +34,9 @@ LISTS = Path(__file__).with_name("kernels")
 PACKAGES = ("coclust", "ingest", "recsys")
 ROOT = Path(__file__).resolve().parent.parent
 
+# each helper holds numba and LLVM (~200 MB after six kernels); beyond a few, the costliest kernels (3-4 s each) and
+# the helpers' imports bound the wait, not the cores
+MAX_PROCESSES = 8
 FIRST_USE_NOTE = (
     "note: first use: numba compiles {kernels} kernels once, on {processes} processes "
     "(about half a minute on 2 cores); they are cached for every later run"
@@ -228,7 +231,7 @@ def main(argv: list[str]) -> None:
         compile_claimed(list(kernels), kernels, claims)
     elif argv[:1] == ["compile"]:
         kernels = {k: s for name in argv[1:] for k, s in listed(name).items()}
-        precompile(missing(kernels), cores())
+        precompile(missing(kernels), min(cores(), MAX_PROCESSES))
     elif argv[:1] == ["record"]:
         print(f"{record(Path(argv[1]), Path(argv[2]))} signatures → {argv[2]}")
     else:

@@ -45,14 +45,14 @@ def _first_use(quiet: bool, scaled: bool = False, evaluating: bool = False) -> N
     """Before a fit, compile the kernels it will need that numba's cache lacks, on every core, and say
     so (:mod:`recsys.first_use`; ``scaled``: the fit applies the scaling rules; ``evaluating``: the
     evaluation's kernels too)."""
-    from ..first_use import FIRST_USE_NOTE, listed, missing, precompile
+    from ..first_use import FIRST_USE_NOTE, MAX_PROCESSES, listed, missing, precompile
     from ..model.threads import cores
 
     names = ["evaluate" if evaluating else "fit"] if not scaled else ["scaled"] + ["evaluate"] * evaluating
     absent = missing({kernel: s for name in names for kernel, s in listed(name).items()})
     if not absent:
         return
-    processes = min(cores(), len(absent))
+    processes = min(cores(), len(absent), MAX_PROCESSES)
     if not quiet:
         typer.secho(FIRST_USE_NOTE.format(kernels=len(absent), processes=processes), err=True, fg=typer.colors.YELLOW)
     precompile(absent, processes)
