@@ -1,10 +1,11 @@
 """The first use: numba compiles the fit's kernels once, on every core.
 
 numba compiles the hot loops the first time a process needs them and caches them on disk; a fresh
-install's first fit would wait for it, one kernel after another (56 s before a 1 M-rating train of
-6 s on two cores).  Before such a fit the command line compiles the kernels the fit will need, from a
-recorded list (``recsys/kernels/*.txt``: the fit's on small data, ``scaled.txt`` where the scaling
-rules apply), in one process per core: each process takes the next kernel not yet taken, the
+install's first fit would wait for it, one kernel after another (a 1 M-rating train that takes 7-8 s
+warm took 44-47 s on two cores).  Before such a fit the command line compiles the kernels the fit
+will need, from a recorded list (``recsys/kernels/``: ``fit.txt``, a fit on small data;
+``scaled.txt``, where the scaling rules apply; ``evaluate.txt``, the demo's fits, evaluation and
+lists), in one process per core (27-29 s for that train): each process takes the next kernel not yet taken, the
 costliest first, and the compiled code goes to numba's cache, from which the fit then loads it.  It
 says so in one line, so that a first user does not take the wait for the product's speed.
 
@@ -34,8 +35,8 @@ LISTS = Path(__file__).with_name("kernels")
 PACKAGES = ("coclust", "ingest", "recsys")
 ROOT = Path(__file__).resolve().parent.parent
 
-# each helper holds numba and LLVM (~200 MB after six kernels); beyond a few, the costliest kernels (3-4 s each) and
-# the helpers' imports bound the wait, not the cores
+# each helper holds numba and LLVM (~200 MB after six kernels); beyond a few, the costliest
+# kernels (3-4 s each) and the helpers' imports bound the wait, not the cores
 MAX_PROCESSES = 8
 FIRST_USE_NOTE = (
     "note: first use: numba compiles {kernels} kernels once, on {processes} processes "
@@ -43,16 +44,10 @@ FIRST_USE_NOTE = (
 )
 
 
-def kernels_cached() -> bool:
-    """Whether numba's cache holds a kernel every fit runs (``coclust``'s float argsort), by its
-    index file; True when the cache cannot be inspected (a numba without these internals), so
-    that nothing is compiled ahead and no note is shown wrongly."""
-    from coclust._kernels import argsort_float
-
-    return _cached(argsort_float)
-
-
 def _cached(dispatcher) -> bool:
+    """Whether numba's cache holds a signature of ``dispatcher``, by its index file; True when the
+    cache cannot be inspected (a numba without these internals): nothing is then compiled ahead
+    and no note is shown wrongly."""
     try:
         return os.path.exists(dispatcher._cache._cache_file._index_path)
     except AttributeError:

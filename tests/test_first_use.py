@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-CHECK = "from recsys.first_use import kernels_cached; print(kernels_cached())"
+CHECK = "from recsys.first_use import _cached, dispatcher; print(_cached(dispatcher('coclust._kernels:argsort_float')))"
 COMPILE = "from coclust._kernels import argsort_float; import numpy as np; argsort_float(np.ones(3))"
 # two cheap kernels and two entries a stale list could hold: they are skipped, nothing fails
 SMALL = {
