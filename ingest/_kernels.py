@@ -61,15 +61,19 @@ def attribute_means(user_codes, item_codes, ratings, a_ptr, a_idx, n_users, n_at
 
 @numba.njit(nogil=True, cache=True)
 def plain_fields(raw, start, sep):
-    """Whether the delimited bytes ``raw[start:]`` are *plain*: no quote anywhere, and no field that
-    opens or closes with a byte that may be white space (ASCII white space, or any byte of a
-    multi-byte character, conservatively).  Such fields split the same for every CSV reader, and
-    stripping them changes nothing.  One pass over the bytes."""
+    """Whether the delimited bytes ``raw[start:]`` are *plain*: no quote anywhere, no carriage
+    return but in a CRLF, and no field that opens or closes with a byte that may be white space
+    (ASCII white space, or any byte of a multi-byte character, conservatively).  Such fields split
+    the same for every CSV reader, and stripping them changes nothing.  One pass over the bytes."""
     n = len(raw)
     at_edge = True  # the next byte opens a field
     for i in range(start, n):
         c = raw[i]
         if c == 34:  # '"'
+            return False
+        if c == 13 and (i + 1 == n or raw[i + 1] != 10):
+            # a carriage return alone: pandas's tokenizer ends the line there, and after a blank
+            # line drops the byte that follows ("\n\r;" reads no row); pandas reads such files
             return False
         if c == sep or c == 10 or c == 13:
             if not at_edge and _maybe_space(raw[i - 1]):
