@@ -5,9 +5,9 @@ install's first fit would wait for it, one kernel after another (a 1 M-rating tr
 warm took 44-47 s on two cores).  Before such a fit the command line compiles the kernels the fit
 will need, from a recorded list (``recsys/kernels/``: ``fit.txt``, a fit on small data;
 ``scaled.txt``, where the scaling rules apply; ``evaluate.txt``, the demo's fits, evaluation and
-lists), in one process per core (27-29 s for that train): each process takes the next kernel not yet taken, the
-costliest first, and the compiled code goes to numba's cache, from which the fit then loads it.  It
-says so in one line, so that a first user does not take the wait for the product's speed.
+lists), in one process per core (27-29 s for that train): each process takes the next kernel not
+yet taken, the costliest first, and the compiled code goes to numba's cache, from which the fit
+then loads it.  It says so in one line, so that a first user does not take the wait for the product's speed.
 
 A list that has gone stale costs time, never a result: a kernel or signature it names that no longer
 exists is skipped, and one it lacks is compiled when the fit first calls it.  The lists are recorded
@@ -33,7 +33,7 @@ from pathlib import Path
 
 LISTS = Path(__file__).with_name("kernels")
 PACKAGES = ("coclust", "ingest", "recsys")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(os.path.abspath(__file__)).parent.parent  # the packages' directory, as Python found it
 
 # each helper holds numba and LLVM (~200 MB after six kernels); beyond a few, the costliest
 # kernels (3-4 s each) and the helpers' imports bound the wait, not the cores
@@ -55,7 +55,7 @@ def _cached(dispatcher) -> bool:
 
 
 def listed(name: str) -> dict[str, list[str]]:
-    """The kernels of the list ``name`` (``fit`` or ``scaled``): ``module:function`` → the
+    """The kernels of the list ``name`` (``fit``, ``scaled`` or ``evaluate``): ``module:function`` → the
     signatures, each an expression of :mod:`numba.core.types` (:func:`decode`)."""
     return read_list(LISTS / f"{name}.txt")
 
@@ -105,25 +105,26 @@ def encode(t) -> str:
     raise TypeError(f"not recorded: {t!r}")
 
 
+def entry(kernel: str, signature: tuple) -> str:
+    """A list's line: the kernel, a tab, its signature as :func:`decode` reads it back."""
+    return f"{kernel}\t({''.join(encode(t) + ', ' for t in signature)})"
+
+
 def decode(text: str) -> tuple:
     from numba.core import types
 
     return eval(text, {"__builtins__": {}}, vars(types))  # our own lists: names of numba types only
 
 
-def compile_kernel(kernel: str, signatures: list[str]) -> int:
-    """Compile one kernel's signatures (into numba's cache); the number skipped (a kernel or a
-    signature that no longer exists, or one given in the source, compiled at import)."""
+def compile_kernel(kernel: str, signatures: list[str]) -> None:
+    """Compile one kernel's signatures (into numba's cache), skipping a kernel or a signature that
+    no longer exists (or one given in the source, compiled at import)."""
     found = dispatcher(kernel)
-    if found is None:
-        return len(signatures)
-    skipped = 0
-    for signature in signatures:
+    for signature in signatures if found is not None else []:
         try:
             found.compile(decode(signature))
         except Exception:  # a signature the kernel no longer takes
-            skipped += 1
-    return skipped
+            continue
 
 
 def compile_claimed(kernels: list[str], signatures: dict[str, list[str]], claims: Path) -> None:
@@ -149,8 +150,7 @@ def precompile(kernels: dict[str, list[str]], processes: int) -> None:
         names.write_text("".join(f"{k}\t{s}\n" for k in order for s in kernels[k]))
         # the helpers import these very modules (a checkout's, say, not an installed copy's): numba
         # keys its cache by the source file
-        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))}
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
         helpers = [_helper(claims, env) for _ in range(max(processes - 1, 0))]
         helpers = [h for h in helpers if h is not None]
         try:
@@ -198,7 +198,7 @@ def record(cache: Path, out: Path) -> int:
         for signature, *_target in overloads:
             if isinstance(signature, tuple):  # a signature given in the source is compiled at import
                 try:
-                    lines.add(f"{module}:{match.group(2)}\t({''.join(encode(t) + ', ' for t in signature)})")
+                    lines.add(entry(f"{module}:{match.group(2)}", signature))
                 except TypeError as error:
                     print(f"{module}:{match.group(2)}: {error}", file=sys.stderr)
     Path(out).write_text("".join(line + "\n" for line in sorted(lines)))

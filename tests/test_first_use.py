@@ -24,7 +24,7 @@ CACHED = (
 USED = """
 import sys
 from recsys.cli import app
-from recsys.first_use import PACKAGES, encode
+from recsys.first_use import PACKAGES, entry
 sys.argv = ["recsys", *sys.argv[1:]]
 try:
     app()
@@ -36,7 +36,7 @@ for name, module in list(sys.modules.items()):
     for attr, obj in vars(module).items():
         if getattr(obj, "__module__", None) == name and hasattr(obj, "signatures") and obj._can_compile:
             for sig in obj.signatures:
-                print(f"{name}:{attr}\\t({''.join(encode(t) + ', ' for t in sig)})")
+                print(entry(f"{name}:{attr}", sig))
 """
 
 

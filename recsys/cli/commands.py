@@ -48,7 +48,10 @@ def _first_use(quiet: bool, scaled: bool = False, evaluating: bool = False) -> N
     from ..first_use import FIRST_USE_NOTE, MAX_PROCESSES, listed, missing, precompile
     from ..model.threads import cores
 
-    names = ["evaluate" if evaluating else "fit"] if not scaled else ["scaled"] + ["evaluate"] * evaluating
+    if scaled:  # evaluate.txt holds fit.txt's kernels, not scaled.txt's
+        names = ["scaled", "evaluate"] if evaluating else ["scaled"]
+    else:
+        names = ["evaluate" if evaluating else "fit"]
     absent = missing({kernel: s for name in names for kernel, s in listed(name).items()})
     if not absent:
         return
