@@ -67,6 +67,23 @@ def test_listed_kernels_are_compiled_into_the_cache_by_two_processes_and_stale_e
     assert _python(CACHED, tmp_path, *kernels).split() == ["True", "True"]
 
 
+LOAD = (
+    "from recsys.first_use import _load_cached, dispatcher; import sys; "
+    "kernel = 'coclust._kernels:argsort_float'; d = dispatcher(kernel); "
+    "_load_cached({kernel: [\"(Array(float64, 1, 'C', readonly=False), )\"]}); "
+    "print(len(d.signatures), sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values()))"
+)
+
+
+def test_kernels_are_loaded_ahead_from_the_cache_and_never_compiled_there(tmp_path):
+    """``load_ahead``'s work: a kernel the cache lacks is left alone (the first use compiles it, not
+    a thread beside the data's reading); one it holds is loaded, a cache hit."""
+    assert _python(LOAD, tmp_path).split() == ["0", "0", "0"]
+    assert not list(tmp_path.rglob("*argsort_float*"))
+    _python(COMPILE, tmp_path)
+    assert _python(LOAD, tmp_path).split() == ["1", "1", "0"]
+
+
 def test_each_kernel_is_compiled_by_the_first_process_to_claim_it(tmp_path, monkeypatch):
     from recsys import first_use
 

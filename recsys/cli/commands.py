@@ -144,6 +144,7 @@ def train(
     quiet: bool = QUIET,
 ) -> None:
     """Fit the like/dislike profiles and the evidence weights on a training split; save the model."""
+    from ..first_use import load_ahead
     from ..model import ProfileRecommender
     from ..model.feedback import resolve
     from ..model.memory import check_memory
@@ -153,6 +154,7 @@ def train(
 
     recommender = ProfileRecommender(**model.params(paper))
     recommender.check_params()  # before reading any data
+    load_ahead(["fit", "scaled"])  # while the data is read
     if max_memory is not None and max_memory <= 0:
         raise ParameterError(f"--max-memory must be a positive number of GB, got {max_memory}")
     loaded = _load(data, quiet)

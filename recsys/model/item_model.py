@@ -29,6 +29,7 @@ named co-clusters that hold both (:mod:`recsys.model.explanation`).  ``W`` is sp
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -101,10 +102,12 @@ def random_support(support: Csr, seed: int) -> Csr:
 
 
 class EaseOnSupport(NamedTuple):
-    """:func:`ease_on_support`'s weights, and the pairs the per-item solves would have used."""
+    """:func:`ease_on_support`'s weights, the pairs the per-item solves would have used, and what
+    its ``meanwhile`` gave."""
 
     weights: Csr
     capped: Csr
+    meanwhile: object = None
 
 
 def ease_on_support(
@@ -114,6 +117,7 @@ def ease_on_support(
     symmetric: bool = False,
     budget: float = FLOP_BUDGET,
     max_partners: int | None = None,
+    meanwhile=None,
 ) -> EaseOnSupport:
     """EASE's weights (one dense inverse over the items with a support: :func:`_spd_inverse`),
     kept on the ``support``'s pairs: ``W[i, j] = -P[i, j] / P[j, j]`` with ``P = (G + λI)^-1`` on the
@@ -125,17 +129,24 @@ def ease_on_support(
 
     Also gives, from the same Gram matrix, the pairs :func:`item_weights` would solve on (``support``
     capped by ``budget`` and ``max_partners``, :func:`capped_support`; rows the items scored, as the
-    support's), for the residual model to keep its per-item solves on.  Within
-    :func:`~recsys.model.shared.shared_fits`, the same inputs are solved once."""
-    return remembered(
+    support's), for the residual model to keep its per-item solves on.  ``meanwhile(capped)``, when
+    given, runs while the inverse is computed on one BLAS thread beside it (the inverse releases the
+    GIL; one thread: its floats then depend on nothing ``meanwhile`` does), and its result is the
+    ``meanwhile`` field.  Within :func:`~recsys.model.shared.shared_fits`, the same inputs are solved
+    once (``meanwhile`` then runs on its own)."""
+    ran: list = []
+    result = remembered(
         lambda: ("ease_on_support", csr_digest(liked), csr_digest(support), float(l2), symmetric, budget, max_partners),
-        lambda: _ease_on_support(liked, support, l2, symmetric, budget, max_partners),
+        lambda: _ease_on_support(liked, support, l2, symmetric, budget, max_partners, meanwhile, ran),
         lambda result: csr_bytes(result.weights) + csr_bytes(result.capped),
     )
+    if meanwhile is None:
+        return result
+    return result._replace(meanwhile=ran[0] if ran else meanwhile(result.capped))
 
 
 def _ease_on_support(
-    liked: Csr, support: Csr, l2: float, symmetric: bool, budget: float, max_partners: int | None
+    liked: Csr, support: Csr, l2: float, symmetric: bool, budget: float, max_partners: int | None, meanwhile, ran: list
 ) -> EaseOnSupport:
     n = support.n_rows
     active = active_items(support)
@@ -145,15 +156,35 @@ def _ease_on_support(
     local = _restrict(support, active)
     G = _dense_gram(liked.to_scipy().tocsc().astype(np.float64)[:, active])
     capped = capped_support(local, G, budget, max_partners)
+    capped = _globalised(capped.with_values(np.ones(capped.nnz)), active, n)
     G[np.diag_indices_from(G)] += l2
-    P = _spd_inverse(G)  # in G's memory, symmetric
+    if meanwhile is None:
+        P = _spd_inverse(G)  # in G's memory, symmetric
+    else:
+        from threadpoolctl import threadpool_limits
+
+        # BLAS's pool size is the process's, not a thread's: one thread for both sides throughout
+        # (each side's own limit then saves and restores one), so that neither changes the other's
+        with threadpool_limits(1, "blas"):
+            P = _beside(lambda: _spd_inverse(G, threads=1), lambda: ran.append(meanwhile(capped)))
     # the weights' rows are the items liked, their columns the items scored (as item_weights
     # gives them): a symmetric support's rows already are; another's rows are the targets
     scored = local.idx if symmetric else local.row_of
     values = -P[local.row_of, local.idx] / np.diagonal(P)[scored]  # P[i, j] read along the rows
     stored = _globalised(local.with_values(values), active, n)
     weights = stored if symmetric else stored.transpose()
-    return EaseOnSupport(weights, _globalised(capped.with_values(np.ones(capped.nnz)), active, n))
+    return EaseOnSupport(weights, capped)
+
+
+def _beside(first, second):
+    """``first()`` on a thread of its own while this one runs ``second()``; ``first``'s result (its
+    error, if it raised, once ``second`` is done)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="recsys-inverse") as pool:
+        future = pool.submit(first)
+        second()
+        return future.result()
 
 
 def _globalised(local: Csr, active: np.ndarray, n: int) -> Csr:
@@ -189,11 +220,12 @@ def ease_weights(X, l2: float) -> np.ndarray:
     return W
 
 
-def _spd_inverse(A: np.ndarray, block: int = 512) -> np.ndarray:
+def _spd_inverse(A: np.ndarray, block: int = 512, threads: int | None = None) -> np.ndarray:
     """The inverse of a symmetric positive definite ``A``, in ``A``'s memory: LAPACK's Cholesky
     factor and its inverse (``potrf``, ``potri``: half the flops of ``np.linalg.inv``'s LU, 24 s
-    against 43 s at 9,700 movies here), then the upper triangle copied to the lower."""
-    from scipy.linalg import lapack
+    against 43 s at 9,700 movies here), then the upper triangle copied to the lower.  The inverse
+    step runs on ``threads`` BLAS threads (default: the pool's); both steps release the GIL
+    (:func:`_lapack`), so that other threads work meanwhile."""
     from threadpoolctl import threadpool_limits
 
     # A is C-ordered and symmetric: its transpose is the same matrix in Fortran order, which
@@ -203,9 +235,10 @@ def _spd_inverse(A: np.ndarray, block: int = 512) -> np.ndarray:
     # buffer and crashed the train at 18,530 movies on two threads, where one thread factors the
     # same matrix in twice the time (41 s against 21 s; the inverse after it stays threaded)
     with threadpool_limits(1, "blas"):
-        F, info = lapack.dpotrf(F, lower=True, overwrite_a=True, clean=False)
+        info = _lapack("dpotrf", F)
     if info == 0:
-        F, info = lapack.dpotri(F, lower=True, overwrite_c=True)
+        with threadpool_limits(threads, "blas"):
+            info = _lapack("dpotri", F)
     if info != 0:
         raise np.linalg.LinAlgError(f"the Gram matrix plus its penalty is not positive definite (LAPACK info {info})")
     P = F.T  # C-ordered again; the inverse is in its upper triangle
@@ -216,6 +249,30 @@ def _spd_inverse(A: np.ndarray, block: int = 512) -> np.ndarray:
         rows = P[lo:hi, lo:hi]
         rows[np.tril_indices(hi - lo, -1)] = rows.T[np.tril_indices(hi - lo, -1)]
     return P
+
+
+def _lapack(routine: str, F: np.ndarray) -> int:
+    """``routine`` (``dpotrf`` or ``dpotri``, lower triangle) on the Fortran-ordered square ``F`` in
+    place; LAPACK's ``info``.  Called through ctypes, which releases the GIL for the call (scipy's
+    f2py wrappers hold it: a thread beside them got 5 % of its idle run), on scipy's own LAPACK —
+    the routines, hence the floats, of :mod:`scipy.linalg.lapack`."""
+    import ctypes
+
+    assert F.flags.f_contiguous and F.dtype == np.float64 and F.shape[0] == F.shape[1]
+    n, info = ctypes.c_int(F.shape[0]), ctypes.c_int(0)
+    _routine(routine)(b"L", ctypes.byref(n), F.ctypes.data, ctypes.byref(n), ctypes.byref(info))
+    return info.value
+
+
+@functools.cache
+def _routine(name: str):
+    import ctypes
+
+    from numba.extending import get_cython_function_address
+
+    integer = ctypes.POINTER(ctypes.c_int)
+    signature = ctypes.CFUNCTYPE(None, ctypes.c_char_p, integer, ctypes.c_void_p, integer, integer)
+    return signature(get_cython_function_address("scipy.linalg.cython_lapack", name))
 
 
 def _dense_to_csr(W: np.ndarray) -> Csr:
