@@ -551,3 +551,20 @@ def test_shared_fits_let_the_oldest_go_past_their_bytes(monkeypatch):
         first = item_weights(liked, support, 1.0)
         item_weights(liked, support, 2.0)  # the only one kept now
         assert item_weights(liked, support, 1.0) is not first
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 40), st.floats(0.05, 0.9), st.integers(0, 2**32 - 1))
+def test_the_dense_gram_matrix_is_scipys_product_float_for_float(n_users, n_items, density, seed):
+    """The compiled Gram matrix (its lower triangle, copied up) is ``X'X`` as scipy's sparse product
+    makes it, float for float, in both triangles; in float32 it is symmetric float for float."""
+    from recsys.model.item_model import _dense_gram
+
+    rng = np.random.default_rng(seed)
+    X = sp.random(n_users, n_items, density=density, random_state=rng, format="csr")
+    X.data = rng.normal(size=X.nnz)
+    G = _dense_gram(X)
+    assert np.array_equal(G, (X.T @ X).toarray())
+    G32 = _dense_gram(X, np.float32)
+    assert G32.dtype == np.float32 and np.array_equal(G32, G32.T)
+    assert G32 == pytest.approx(G.astype(np.float32), rel=1e-5, abs=1e-5)

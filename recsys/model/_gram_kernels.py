@@ -163,16 +163,35 @@ def solve_sparse_rows(indptr, indices, data, s_ptr, s_idx, l2, out, lo, hi):
 
 @numba.njit(nogil=True, cache=True)
 def dense_gram_rows(c_ptr, c_idx, c_val, ptr, idx, val, G, lo, hi):
-    """Rows ``lo..hi-1`` of ``G = X'X``: row ``a`` sums ``X[u, a] · X[u, :]`` over the users ``u`` of
-    column ``a`` (``c_*``: ``X`` by columns, users in increasing order; ``ptr``/``idx``/``val``: by
-    rows) — the order, hence the floats, of scipy's sparse product, one row of ``G`` in cache at a
-    time.  Threads given disjoint row ranges never write the same cell."""
+    """Rows ``lo..hi-1`` of ``G = X'X``'s lower triangle (the diagonal included): row ``a`` sums
+    ``X[u, a] · X[u, b]`` for ``b <= a`` over the users ``u`` of column ``a`` (``c_*``: ``X`` by
+    columns, users in increasing order; ``ptr``/``idx``/``val``: by rows, items sorted, each user's
+    read up to ``a``) — half the products of the whole row, and the order, hence the floats, of
+    scipy's sparse product (a product's two factors commute exactly, so that ``G[a, b]`` and
+    ``G[b, a]`` are the same float: :func:`mirror_lower` copies the triangle up).  Threads given
+    disjoint row ranges never write the same cell."""
     for a in range(lo, hi):
         for p in range(c_ptr[a], c_ptr[a + 1]):
             u = c_idx[p]
             va = c_val[p]
             for q in range(ptr[u], ptr[u + 1]):
-                G[a, idx[q]] += va * val[q]
+                b = idx[q]
+                if b > a:
+                    break
+                G[a, b] += va * val[q]
+
+
+@numba.njit(nogil=True, cache=True)
+def mirror_lower(G, lo, hi):
+    """Rows ``lo..hi-1`` of a square ``G``'s upper triangle from its lower one (``G[a, b] = G[b, a]``,
+    ``b > a``), in tiles of 64 × 64 so that the column each row reads stays in cache."""
+    n = G.shape[0]
+    for a0 in range(lo, hi, 64):
+        a1 = min(a0 + 64, hi)
+        for b0 in range(a0, n, 64):
+            for b in range(b0, min(b0 + 64, n)):
+                for a in range(a0, min(a1, b)):
+                    G[a, b] = G[b, a]
 
 
 @numba.njit(nogil=True, cache=True)

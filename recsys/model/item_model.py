@@ -353,9 +353,10 @@ def gram(X, dtype=np.float64):
 
 
 def _dense_gram(X, dtype=np.float64) -> np.ndarray:
-    """``X'X`` as a dense array of ``dtype``, rows in ranges on every core
-    (:func:`_gram_kernels.dense_gram_rows`)."""
-    from ._gram_kernels import dense_gram_rows
+    """``X'X`` as a dense array of ``dtype``: its lower triangle in ranges of rows on every core
+    (:func:`_gram_kernels.dense_gram_rows`: half the products), then copied up
+    (:func:`_gram_kernels.mirror_lower`); the floats of scipy's sparse product."""
+    from ._gram_kernels import dense_gram_rows, mirror_lower
     from ._pair_kernels import run_ranges
 
     rows, cols = X.tocsr(), X.tocsc()
@@ -365,10 +366,12 @@ def _dense_gram(X, dtype=np.float64) -> np.ndarray:
     G = np.zeros((m, m), dtype=dtype)
     by_row = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data.astype(np.float64))
     by_col = (cols.indptr.astype(np.int64), cols.indices.astype(np.int64), cols.data.astype(np.float64))
-    # ranges of rows of about equal work (row a's: the entries of the users holding item a)
-    degree = np.diff(by_row[0]).astype(np.float64)
-    work = np.cumsum(np.bincount(by_row[1], weights=np.repeat(degree, np.diff(by_row[0])), minlength=m))
+    # ranges of rows of about equal work: row a's is, over the users holding item a, how many of
+    # their items are at most a — an entry's rank in its user's sorted row
+    rank = np.arange(1, rows.nnz + 1, dtype=np.float64) - np.repeat(by_row[0][:-1], np.diff(by_row[0]))
+    work = np.cumsum(np.bincount(by_row[1], weights=rank, minlength=m))
     run_ranges(dense_gram_rows, equal_work_ranges(work, 4 * cores()), *by_col, *by_row, G)
+    run_ranges(mirror_lower, equal_work_ranges(np.cumsum(np.arange(m, 0, -1, dtype=np.float64)), 4 * cores()), G)
     return G
 
 
