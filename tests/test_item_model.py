@@ -568,3 +568,22 @@ def test_the_dense_gram_matrix_is_scipys_product_float_for_float(n_users, n_item
     G32 = _dense_gram(X, np.float32)
     assert G32.dtype == np.float32 and np.array_equal(G32, G32.T)
     assert G32 == pytest.approx(G.astype(np.float32), rel=1e-5, abs=1e-5)
+
+
+def test_ease_on_support_leaves_the_capped_pairs_out_when_asked(monkeypatch):
+    """An implicit model has no residual model: the capped pairs are not made (0.1 s at 1 M), the
+    weights are the same."""
+    import recsys.model.item_model as im
+
+    rng = np.random.default_rng(3)
+    X = (rng.random((30, 9)) < 0.4).astype(float)
+    liked = Csr.from_pairs(*np.nonzero(X), X.shape)
+    M = (rng.random((4, 9)) < 0.5).astype(float)
+    support = support_of(Csr.from_pairs(*np.nonzero(M), M.shape), 9)
+    made = []
+    real = im.capped_support
+    monkeypatch.setattr(im, "capped_support", lambda *a, **k: made.append(1) or real(*a, **k))
+    full = ease_on_support(liked, support, 2.0, symmetric=True)
+    bare = ease_on_support(liked, support, 2.0, symmetric=True, capped=False)
+    assert made == [1] and full.capped.nnz > 0 and bare.capped.nnz == 0
+    assert np.array_equal(full.weights.values, bare.weights.values)

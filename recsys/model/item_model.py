@@ -118,6 +118,7 @@ def ease_on_support(
     budget: float = FLOP_BUDGET,
     max_partners: int | None = None,
     meanwhile=None,
+    capped: bool = True,
 ) -> EaseOnSupport:
     """EASE's weights (one dense inverse over the items with a support: :func:`_spd_inverse`),
     kept on the ``support``'s pairs: ``W[i, j] = -P[i, j] / P[j, j]`` with ``P = (G + λI)^-1`` on the
@@ -129,15 +130,19 @@ def ease_on_support(
 
     Also gives, from the same Gram matrix, the pairs :func:`item_weights` would solve on (``support``
     capped by ``budget`` and ``max_partners``, :func:`capped_support`; rows the items scored, as the
-    support's), for the residual model to keep its per-item solves on.  ``meanwhile(capped)``, when
+    support's; unless ``capped`` is false: then empty), for the residual model to keep its per-item
+    solves on.  ``meanwhile(capped)``, when
     given, runs while the inverse is computed on one BLAS thread beside it (the inverse releases the
     GIL; one thread: its floats then depend on nothing ``meanwhile`` does), and its result is the
     ``meanwhile`` field.  Within :func:`~recsys.model.shared.shared_fits`, the same inputs are solved
     once (``meanwhile`` then runs on its own)."""
     ran: list = []
     result = remembered(
-        lambda: ("ease_on_support", csr_digest(liked), csr_digest(support), float(l2), symmetric, budget, max_partners),
-        lambda: _ease_on_support(liked, support, l2, symmetric, budget, max_partners, meanwhile, ran),
+        lambda: (
+            ("ease_on_support", csr_digest(liked), csr_digest(support), float(l2), symmetric, budget, max_partners)
+            + (capped or meanwhile is not None,)
+        ),
+        lambda: _ease_on_support(liked, support, l2, symmetric, budget, max_partners, meanwhile, ran, capped),
         lambda result: csr_bytes(result.weights) + csr_bytes(result.capped),
     )
     if meanwhile is None:
@@ -146,7 +151,15 @@ def ease_on_support(
 
 
 def _ease_on_support(
-    liked: Csr, support: Csr, l2: float, symmetric: bool, budget: float, max_partners: int | None, meanwhile, ran: list
+    liked: Csr,
+    support: Csr,
+    l2: float,
+    symmetric: bool,
+    budget: float,
+    max_partners: int | None,
+    meanwhile,
+    ran: list,
+    wanted: bool,
 ) -> EaseOnSupport:
     n = support.n_rows
     active = active_items(support)
@@ -155,8 +168,11 @@ def _ease_on_support(
         return EaseOnSupport(empty, empty)
     local = _restrict(support, active)
     G = _dense_gram(liked.to_scipy().tocsc().astype(np.float64)[:, active])
-    capped = capped_support(local, G, budget, max_partners)
-    capped = _globalised(capped.with_values(np.ones(capped.nnz)), active, n)
+    if wanted or meanwhile is not None:
+        capped = capped_support(local, G, budget, max_partners)
+        capped = _globalised(capped.with_values(np.ones(capped.nnz)), active, n)
+    else:  # nothing would read them (an implicit model: no residual model; 0.1 s at 1 M)
+        capped = Csr(np.zeros(n + 1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0), (n, n))
     G[np.diag_indices_from(G)] += l2
     if meanwhile is None:
         P = _spd_inverse(G)  # in G's memory, symmetric

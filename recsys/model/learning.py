@@ -555,6 +555,7 @@ def _item_model(fp: FittedProfiles, how: Learning, say) -> FittedProfiles:
             meanwhile=(lambda shared: solve(fp.residuals, "weights from the residuals", shared))
             if how.residual_model
             else None,
+            capped=how.residual_model,
         )
         weights, residual_weights = dense.weights, dense.meanwhile if how.residual_model else residual_weights
         return fp.with_item_model(weights, residual_weights)
