@@ -179,13 +179,19 @@ def _helper(claims: str, env: dict):
 def load_ahead(names: list[str]) -> threading.Thread:
     """Start loading from numba's cache, on a thread beside the caller's work (importing pandas and
     reading the ratings: 0.7-1.0 s at 1 M), the kernels that every one of the lists ``names`` holds,
-    which the fit would otherwise load one at a time as it first calls them (~10 ms each, 0.5-0.8 s
+    which the fit would otherwise load one at a time as it first calls them (~10 ms each, 0.35 s
     in all).  The overlap is what releases the GIL on either side (Arrow parsing the file, LLVM
     mapping the object code).  Only what the cache holds is loaded, never compiled (the first use
     compiles the rest, :func:`precompile`); what fails to load here is left to the fit, which loads
-    or compiles it when it first calls it."""
+    or compiles it when it first calls it.  The reading's own kernels (:mod:`ingest`) are left to
+    it, and the caller joins the thread before the fit: no kernel is ever loaded by two threads at
+    once (:func:`recsys.model.threads.in_threads` says why)."""
     common = [listed(name) for name in names]
-    kernels = {k: [s for s in sigs if all(s in other.get(k, ()) for other in common)] for k, sigs in common[0].items()}
+    kernels = {
+        k: [s for s in sigs if all(s in other.get(k, ()) for other in common)]
+        for k, sigs in common[0].items()
+        if not k.startswith("ingest.")
+    }
     thread = threading.Thread(target=_load_cached, args=(kernels,), name="recsys-load-kernels", daemon=True)
     thread.start()
     return thread

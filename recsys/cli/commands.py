@@ -41,6 +41,18 @@ def _load(data, quiet: bool, evaluating: bool = False):
     return loaded
 
 
+def _load_beside_kernels(data, quiet: bool):
+    """:func:`_load`, while the kernels every fit uses load from numba's cache on a thread beside it
+    (:func:`recsys.first_use.load_ahead`)."""
+    from ..first_use import load_ahead
+
+    loading = load_ahead(["fit", "scaled"])
+    try:
+        return _load(data, quiet)
+    finally:  # before anything else loads or compiles a kernel, or the process ends
+        loading.join()
+
+
 def _first_use(quiet: bool, scaled: bool = False, evaluating: bool = False) -> None:
     """Before a fit, compile the kernels it will need that numba's cache lacks, on every core, and say
     so (:mod:`recsys.first_use`; ``scaled``: the fit applies the scaling rules; ``evaluating``: the
@@ -144,7 +156,6 @@ def train(
     quiet: bool = QUIET,
 ) -> None:
     """Fit the like/dislike profiles and the evidence weights on a training split; save the model."""
-    from ..first_use import load_ahead
     from ..model import ProfileRecommender
     from ..model.feedback import resolve
     from ..model.memory import check_memory
@@ -154,10 +165,9 @@ def train(
 
     recommender = ProfileRecommender(**model.params(paper))
     recommender.check_params()  # before reading any data
-    load_ahead(["fit", "scaled"])  # while the data is read
     if max_memory is not None and max_memory <= 0:
         raise ParameterError(f"--max-memory must be a positive number of GB, got {max_memory}")
-    loaded = _load(data, quiet)
+    loaded = _load_beside_kernels(data, quiet)
     train = loaded.train
     if resolve(recommender.feedback, train) == "implicit" and "rating" not in train.columns:
         typer.secho(
