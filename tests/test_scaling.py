@@ -430,3 +430,37 @@ def test_small_catalogues_take_eases_weights_on_the_pairs_and_others_the_per_ite
         assert np.array_equal(got.ptr, want.ptr) and np.array_equal(got.idx, want.idx)
         assert np.allclose(got.values, want.values, rtol=1e-12, atol=1e-15)
     assert solved.item_weights.nnz < pairs.nnz == dense.item_weights.nnz
+
+
+def test_the_item_model_learnt_beside_the_dislike_side_is_the_one_learnt_after_it(data, monkeypatch):
+    """Where the dense inverse applies, the item model is learnt on a thread while the dislike side
+    and the neighbourhoods are (and says so); the profiles are float for float those of learning it
+    after them, and the rule that sends it there is the item model's own (the items with a partner)."""
+    from contextlib import contextmanager
+
+    from recsys.model import learning
+    from recsys.model.item_model import active_items
+
+    train, _, attrs, items = data
+    how = Learning(like_params=FAST, dislike_params=FAST, item_l2=50.0, residual_model=True, max_partners=3)
+    solved, _ = fit_profiles(train, attrs, items, how)
+    n_supported = len(active_items(solved.pair_support))
+    for limit in (n_supported - 1, n_supported):
+        assert learning._dense_item_model(solved.like, dataclasses.replace(how, dense_weights_up_to=limit)) == (
+            limit >= n_supported
+        )
+    how = dataclasses.replace(how, dense_weights_up_to=n_supported)
+    said = []
+    beside, _ = fit_profiles(train, attrs, items, how, progress=said.append)
+    assert any("beside the next steps" in line for line in said), said
+
+    @contextmanager
+    def after(*args):
+        yield None
+
+    monkeypatch.setattr(learning, "_item_model_beside", after)
+    sequential, _ = fit_profiles(train, attrs, items, how)
+    for name in ("item_weights", "residual_weights", "pair_support", "sources", "residuals"):
+        got, want = getattr(beside, name), getattr(sequential, name)
+        assert np.array_equal(got.ptr, want.ptr) and np.array_equal(got.idx, want.idx), name
+        assert np.array_equal(got.values, want.values), name

@@ -151,16 +151,23 @@ def fit_profiles(
         rel = _RelationColumns.of(ratings, vocab, how.like_threshold)
     report = {"relations": rel.summary, "features": how.features}
     inputs = _InputsKey(ratings, item_attributes, items, universe, how)
-    coclusters = _shared_coclusters(inputs, rel, vocab, how, report, timings, say)
-    with _timed(timings, "neighbours"):
-        if how.n_neighbours:
-            say("neighbourhoods")
-        nbrs = _shared_neighbourhoods(inputs, coclusters, vocab, how, say)
-    fp = vocab.profiles(coclusters, nbrs, how.like_threshold, how.features, how.user_budget or 0, how.feedback)
-    fp = dataclasses.replace(fp, attribute_fit=how.attribute_fit)
+    coclusters = {"like": _shared_side("like", inputs, rel, vocab, how, report, timings, say)}
+    with _item_model_beside(coclusters["like"], vocab, how, timings, say) as early:
+        coclusters["dislike"] = _shared_side("dislike", inputs, rel, vocab, how, report, timings, say)
+        with _timed(timings, "neighbours"):
+            if how.n_neighbours:
+                say("neighbourhoods")
+            nbrs = _shared_neighbourhoods(inputs, coclusters, vocab, how, say)
+        fp = vocab.profiles(coclusters, nbrs, how.like_threshold, how.features, how.user_budget or 0, how.feedback)
+        fp = dataclasses.replace(fp, attribute_fit=how.attribute_fit)
+        if early is not None:
+            if not early.done():
+                say("the item model, finishing")
+            fp = _with_item_model_of(fp, early.result())
     if how.item_l2 is not None:
-        with _timed(timings, "item_model"):
-            fp = _item_model(fp, how, say)
+        if early is None:
+            with _timed(timings, "item_model"):
+                fp = _item_model(fp, how, say)
         pairs = fp.pair_support.nnz
         report["item_model"] = {
             "support_pairs": int(pairs),
@@ -174,28 +181,82 @@ def fit_profiles(
     return fp, report
 
 
-def _shared_coclusters(inputs, rel, vocab, how: Learning, report: dict, timings: dict, say) -> dict:
-    """Each side's co-clusters; an evaluation's refits on the same ratings learn them once
+def _shared_side(side: str, inputs, rel, vocab, how: Learning, report: dict, timings: dict, say) -> CoClusters:
+    """One side's co-clusters; an evaluation's refits on the same ratings learn them once
     (:mod:`recsys.model.shared`: outside its block nothing is kept and no key is made), their report
-    entries the first fit's, their timings 0 where reused."""
+    entries the first fit's, their timing 0 where reused."""
     learnt = []
+    params = how.like_params if side == "like" else how.dislike_params
 
-    def learn() -> tuple[dict, dict, dict]:
+    def learn() -> tuple[CoClusters, dict, float]:
         learnt.append(True)
-        out, side_report, side_timings = {}, {}, {}
-        for side, params in zip(SIDES, (how.like_params, how.dislike_params), strict=True):
-            with _timed(side_timings, f"cocluster_{side}"):
-                out[side] = _cocluster(
-                    side, rel, vocab, how.features, params, how.random_state, side_report, say, how.user_budget
-                )
-        return out, side_report, side_timings
+        side_report, side_timings = {}, {}
+        with _timed(side_timings, "cocluster"):
+            found = _cocluster(
+                side, rel, vocab, how.features, params, how.random_state, side_report, say, how.user_budget
+            )
+        return found, side_report, side_timings["cocluster"]
 
-    coclusters, side_report, side_timings = remembered(
-        lambda: ("coclusters", inputs.key()), learn, lambda v: sum(map(_coclusters_bytes, v[0].values()))
+    found, side_report, seconds = remembered(
+        lambda: ("coclusters", side, inputs.key()), learn, lambda v: _coclusters_bytes(v[0])
     )
     report.update(side_report)
-    timings.update(side_timings if learnt else dict.fromkeys(side_timings, 0.0))
-    return coclusters
+    timings[f"cocluster_{side}"] = seconds if learnt else 0.0
+    return found
+
+
+@contextmanager
+def _item_model_beside(like: CoClusters, vocab, how: Learning, timings: dict, say):
+    """The item model learnt from the like co-clusters on a thread of its own while the block learns
+    the dislike side and the neighbourhoods (much of either runs on one core: 0.3-0.5 s of a 1 M
+    fit); yields its :func:`_item_model`'s profiles' future, or None where it is learnt after them:
+    without an item model, on a Dask cluster, and where the dense inverse does not apply (a large
+    catalogue's per-item solves and Gram matrix would add their memory to the co-clustering's).
+    Only the like co-clusters, the ratings and the baseline enter it; its progress is not shown
+    beside the block's (``say``'s lines would interleave), only that it started."""
+    if how.item_l2 is None or cluster.current() is not None or not _dense_item_model(like, how):
+        yield None
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    none = CoClusters(*(_no_rows(n) for n in (len(vocab.users), len(vocab.items), len(vocab.attributes))))
+    alone = vocab.profiles({"like": like, "dislike": none}, {}, how.like_threshold, how.features, 0, how.feedback)
+    say(f"the item model on {alone.pair_support.nnz:,} co-clustered pairs of movies, beside the next steps")
+
+    def learn():
+        with _timed(timings, "item_model"):
+            return _item_model(alone, how, lambda message: None)
+
+    with ThreadPoolExecutor(1, thread_name_prefix="recsys-item-model") as pool:
+        yield pool.submit(learn)
+
+
+def _dense_item_model(like: CoClusters, how: Learning) -> bool:
+    """Whether :func:`_item_model` takes the dense inverse for these like co-clusters: the items
+    with a partner (:func:`~recsys.model.item_model.active_items` of the pair support: those in a
+    co-cluster with another item) are at most ``dense_weights_up_to``."""
+    if how.item_support == "all":
+        return False
+    pairs = like.items.select(np.repeat(like.items.lengths >= 2, like.items.lengths))
+    return 0 < len(np.unique(pairs.idx)) <= how.dense_weights_up_to
+
+
+def _no_rows(n_cols: int) -> Csr:
+    return Csr(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), None, (0, n_cols))
+
+
+# what the profiles derive from the ratings and the like co-clusters alone (carried from the item
+# model's own profiles, not computed again: the pair support's product took 0.4 s at 1 M ratings)
+_LIKE_SIDE_ONLY = ("pair_support", "liked", "sources", "residuals", "like_rate")
+
+
+def _with_item_model_of(fp: FittedProfiles, learnt: FittedProfiles) -> FittedProfiles:
+    """``fp`` with the item model ``learnt`` (from the same ratings and like co-clusters)."""
+    new = fp.with_item_model(learnt.item_weights, learnt.residual_weights)
+    for name in _LIKE_SIDE_ONLY:
+        if name in learnt.__dict__ and name not in new.__dict__:
+            new.__dict__[name] = learnt.__dict__[name]
+    return new
 
 
 def _shared_neighbourhoods(inputs, coclusters: dict, vocab, how: Learning, say) -> dict:
