@@ -34,6 +34,7 @@ from ._kernels import argsort_u64, mix64, sort_nonnegative
 from ._kernels import invert_hash as _invert
 from ._parallel import for_ranges, for_strided, n_threads
 from .blocks import Blocks
+from .contract import DEFAULT_MEMORY
 from .minhash import HashFamily, as_csr, minhash_block
 
 _BLOCK = 256
@@ -43,7 +44,6 @@ _PAIRS_PER_BLOCK = 1 << 23
 _SAMPLE = 1024
 # Bytes per held (key, object) pair: the pairs and the grouping's work arrays.
 _BYTES_PER_PAIR = 64
-DEFAULT_MEMORY = 512 << 20
 _SKETCH_SEEDS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xD1B54A32D192ED03))
 
 

@@ -177,7 +177,7 @@ def scales(scaling: str, n_ratings: int) -> bool:
 def check_coclustering(params_by_name: dict) -> None:
     """Check each side's HBLCoClust parameters (``None``: the defaults) by HBLCoClust's contract;
     the first invalid one raises :class:`~recsys.errors.ParameterError` naming the side."""
-    from coclust.fitting import CoClustering
+    from coclust.contract import CoClusteringParams  # the contract alone: no numba import
 
     from ..errors import ParameterError
 
@@ -185,6 +185,6 @@ def check_coclustering(params_by_name: dict) -> None:
         if params is None:
             continue
         try:
-            CoClustering(**params).check_params()
+            CoClusteringParams(**params).check_params()
         except (TypeError, ValueError) as exc:
             raise ParameterError(f"{name}: {exc}") from None
