@@ -133,8 +133,10 @@ def test_compiled_pair_votes_are_the_vectorised_votes(seed, k, shrinkage, anchor
     _same(vectorised, compiled)
 
 
-@given(seed=st.integers(0, 2**32 - 1), weighted=st.booleans())
-def test_compiled_pair_sums_are_the_item_models_scores(seed, weighted):
+@given(seed=st.integers(0, 2**32 - 1), weighted=st.booleans(), group_by=st.sampled_from([None, "user", "item"]))
+def test_compiled_pair_sums_are_the_item_models_scores(seed, weighted, group_by):
+    """Grouped by user (each pair walks its item's column) or by item (its user's row), the sums are
+    the item model's scores float for float."""
     from recsys.model._pair_kernels import sums_of_pairs
     from recsys.model.item_model import scores, weighted_scores
 
@@ -144,7 +146,7 @@ def test_compiled_pair_sums_are_the_item_models_scores(seed, weighted):
     sources = _random_csr(rng, n_users, n_items, float(rng.random()), values=weighted)
     users = rng.integers(0, n_users, size=int(rng.integers(0, 30)))
     items = rng.integers(0, n_items, size=len(users))
-    got = sums_of_pairs(W, sources, users, items)
+    got = sums_of_pairs(W, sources, users, items, group_by)
     for t, (u, i) in enumerate(zip(users, items, strict=True)):
         row = weighted_scores(W, sources.row(u), sources.row_values(u)) if weighted else scores(W, sources.row(u))
         assert got[t] == row[i]

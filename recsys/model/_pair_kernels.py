@@ -75,6 +75,30 @@ def grouped_sums(wt_ptr, wt_idx, wt_val, s_ptr, s_idx, s_val, order, g_ptr, g_us
             out[t] = total
 
 
+@numba.njit(nogil=True, cache=True)
+def item_grouped_sums(wt_ptr, wt_idx, wt_val, s_ptr, s_idx, s_val, order, g_ptr, g_item, users, n_dense, out, lo, hi):
+    """:func:`grouped_sums` with the pairs grouped by item (group ``g``: the pairs of item
+    ``g_item[g]``): the item's column of ``W`` is spread once per group and each pair walks its
+    user's row — cheaper where the columns are long and the rows short (every co-clustered pair
+    kept: ~870 partners a movie against ~110 likes a user at 1 M).  The terms are added in the same
+    order (the user's entries in increasing index) and each is the same product: the same floats."""
+    seen = np.full(n_dense, -1, dtype=np.int64)
+    weight = np.zeros(n_dense)
+    for g in range(lo, hi):
+        i = g_item[g]
+        for e in range(wt_ptr[i], wt_ptr[i + 1]):
+            seen[wt_idx[e]] = g
+            weight[wt_idx[e]] = wt_val[e]
+        for p in range(g_ptr[g], g_ptr[g + 1]):
+            t = order[p]
+            u = users[t]
+            total = 0.0
+            for q in range(s_ptr[u], s_ptr[u + 1]):
+                if seen[s_idx[q]] == g:
+                    total += weight[s_idx[q]] * s_val[q]
+            out[t] = total
+
+
 def _groups(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The pairs grouped by ``key``: ``(order, group bounds in order, each group's key)``."""
     order = np.argsort(key, kind="stable").astype(np.int64)
@@ -124,17 +148,27 @@ def votes_of_pairs(nb, anchor, other, table, anchor_is_row: bool, k: int) -> tup
     return num, den, cnt
 
 
-def sums_of_pairs(W, sources, users, items) -> np.ndarray:
+def sums_of_pairs(W, sources, users, items, group_by: str | None = None) -> np.ndarray:
     """:func:`grouped_sums` for every pair: the item model's score of ``items[t]`` from the row
-    ``users[t]`` of ``sources`` (values ``None``: ones)."""
+    ``users[t]`` of ``sources`` (values ``None``: ones); the pairs grouped by ``"user"`` or
+    ``"item"`` (:func:`item_grouped_sums`), by default whichever reads fewer entries: the same
+    floats either way."""
     out = np.zeros(len(users))
     if not len(users):
         return out
     Wt = W.transpose()
     vals = np.ones(sources.nnz) if sources.values is None else sources.values
-    order, g_ptr, g_user = _groups(users)
     weights, rows = (Wt.ptr, Wt.idx, Wt.values), (sources.ptr, sources.idx, vals)
-    args = (*weights, *rows, order, g_ptr, g_user, items, W.shape[0], out)
-    for _ in cluster.run_ranges(grouped_sums, _group_ranges(g_ptr), *args, outputs=(len(args) - 1,)):
+    # each pair walks its item's column (pairs grouped by user) or its user's row (by item),
+    # whichever reads far fewer entries: the rows of many users are scattered in memory, a column
+    # read twice as long cost less than them (measured on the residual model's 200 partners)
+    by_user = Wt.lengths[items].sum() + sources.lengths[np.unique(users)].sum()
+    by_item = sources.lengths[users].sum() + Wt.lengths[np.unique(items)].sum()
+    if group_by is None:
+        group_by = "user" if by_user <= 2 * by_item else "item"
+    kernel, key, other = (grouped_sums, users, items) if group_by == "user" else (item_grouped_sums, items, users)
+    order, g_ptr, g_key = _groups(key)
+    args = (*weights, *rows, order, g_ptr, g_key, other, W.shape[0], out)
+    for _ in cluster.run_ranges(kernel, _group_ranges(g_ptr), *args, outputs=(len(args) - 1,)):
         pass
     return out
