@@ -58,7 +58,9 @@ def grouped_sums(wt_ptr, wt_idx, wt_val, s_ptr, s_idx, s_val, order, g_ptr, g_us
     """For the groups ``lo..hi-1`` of pairs of one user (group ``g``: the pairs
     ``order[g_ptr[g]:g_ptr[g + 1]]`` of user ``g_user[g]``): ``Σ_j s_j · W[j, items[t]]`` over the
     user's entries ``j`` (``s_*``) that are partners of the item (``wt_*``: ``W`` by columns,
-    sources in increasing index, the order of the user's row: the same floats as a walk of it)."""
+    sources in increasing index, the order of the user's row: the same floats as a walk of it).
+    With the roles swapped — ``s_*`` the columns of ``W``, groups of one item, ``wt_*`` the users'
+    rows walked — it gives the same sums (:func:`sums_of_pairs`'s ``group_by="item"``)."""
     seen = np.full(n_dense, -1, dtype=np.int64)
     value = np.zeros(n_dense)
     for g in range(lo, hi):
@@ -72,30 +74,6 @@ def grouped_sums(wt_ptr, wt_idx, wt_val, s_ptr, s_idx, s_val, order, g_ptr, g_us
             for e in range(wt_ptr[items[t]], wt_ptr[items[t] + 1]):
                 if seen[wt_idx[e]] == g:
                     total += wt_val[e] * value[wt_idx[e]]
-            out[t] = total
-
-
-@numba.njit(nogil=True, cache=True)
-def item_grouped_sums(wt_ptr, wt_idx, wt_val, s_ptr, s_idx, s_val, order, g_ptr, g_item, users, n_dense, out, lo, hi):
-    """:func:`grouped_sums` with the pairs grouped by item (group ``g``: the pairs of item
-    ``g_item[g]``): the item's column of ``W`` is spread once per group and each pair walks its
-    user's row — cheaper where the columns are long and the rows short (every co-clustered pair
-    kept: ~870 partners a movie against ~110 likes a user at 1 M).  The terms are added in the same
-    order (the user's entries in increasing index) and each is the same product: the same floats."""
-    seen = np.full(n_dense, -1, dtype=np.int64)
-    weight = np.zeros(n_dense)
-    for g in range(lo, hi):
-        i = g_item[g]
-        for e in range(wt_ptr[i], wt_ptr[i + 1]):
-            seen[wt_idx[e]] = g
-            weight[wt_idx[e]] = wt_val[e]
-        for p in range(g_ptr[g], g_ptr[g + 1]):
-            t = order[p]
-            u = users[t]
-            total = 0.0
-            for q in range(s_ptr[u], s_ptr[u + 1]):
-                if seen[s_idx[q]] == g:
-                    total += weight[s_idx[q]] * s_val[q]
             out[t] = total
 
 
@@ -150,9 +128,10 @@ def votes_of_pairs(nb, anchor, other, table, anchor_is_row: bool, k: int) -> tup
 
 def sums_of_pairs(W, sources, users, items, group_by: str | None = None) -> np.ndarray:
     """:func:`grouped_sums` for every pair: the item model's score of ``items[t]`` from the row
-    ``users[t]`` of ``sources`` (values ``None``: ones); the pairs grouped by ``"user"`` or
-    ``"item"`` (:func:`item_grouped_sums`), by default whichever reads fewer entries: the same
-    floats either way."""
+    ``users[t]`` of ``sources`` (values ``None``: ones); the pairs grouped by ``"user"`` (each
+    walks its item's column) or ``"item"`` (each walks its user's row: cheaper where the columns are
+    long and the rows short, every co-clustered pair kept: ~870 partners a movie against ~110 likes
+    a user at 1 M), by default whichever reads far fewer entries: the same floats either way."""
     out = np.zeros(len(users))
     if not len(users):
         return out
@@ -166,9 +145,11 @@ def sums_of_pairs(W, sources, users, items, group_by: str | None = None) -> np.n
     by_item = sources.lengths[users].sum() + Wt.lengths[np.unique(items)].sum()
     if group_by is None:
         group_by = "user" if by_user <= 2 * by_item else "item"
-    kernel, key, other = (grouped_sums, users, items) if group_by == "user" else (item_grouped_sums, items, users)
+    # grouped by item, the kernel spreads the item's column and walks each user's row: the same
+    # products (a product's factors commute exactly), added in the same order (increasing index)
+    walked, spread, key, other = (weights, rows, users, items) if group_by == "user" else (rows, weights, items, users)
     order, g_ptr, g_key = _groups(key)
-    args = (*weights, *rows, order, g_ptr, g_key, other, W.shape[0], out)
-    for _ in cluster.run_ranges(kernel, _group_ranges(g_ptr), *args, outputs=(len(args) - 1,)):
+    args = (*walked, *spread, order, g_ptr, g_key, other, W.shape[0], out)
+    for _ in cluster.run_ranges(grouped_sums, _group_ranges(g_ptr), *args, outputs=(len(args) - 1,)):
         pass
     return out
