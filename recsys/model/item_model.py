@@ -130,17 +130,24 @@ def ease_on_support(
 
     Also gives, from the same Gram matrix, the pairs :func:`item_weights` would solve on (``support``
     capped by ``budget`` and ``max_partners``, :func:`capped_support`; rows the items scored, as the
-    support's; unless ``capped`` is false: then empty), for the residual model to keep its per-item
-    solves on.  ``meanwhile(capped)``, when
-    given, runs while the inverse is computed on one BLAS thread beside it (the inverse releases the
-    GIL; one thread: its floats then depend on nothing ``meanwhile`` does), and its result is the
-    ``meanwhile`` field.  Within :func:`~recsys.model.shared.shared_fits`, the same inputs are solved
-    once (``meanwhile`` then runs on its own)."""
+    support's; empty when ``capped`` is false and no ``meanwhile`` reads them), for the residual
+    model to keep its per-item solves on.  ``meanwhile(capped)``, when given, runs while the inverse
+    is computed on one BLAS thread beside it (the inverse releases the GIL; one thread: its floats
+    then depend on nothing ``meanwhile`` does), and its result is the ``meanwhile`` field.  Within
+    :func:`~recsys.model.shared.shared_fits`, the same inputs are solved once (``meanwhile`` then runs
+    on its own)."""
     ran: list = []
+    capped = capped or meanwhile is not None
     result = remembered(
         lambda: (
-            ("ease_on_support", csr_digest(liked), csr_digest(support), float(l2), symmetric, budget, max_partners)
-            + (capped or meanwhile is not None,)
+            "ease_on_support",
+            csr_digest(liked),
+            csr_digest(support),
+            float(l2),
+            symmetric,
+            budget,
+            max_partners,
+            capped,
         ),
         lambda: _ease_on_support(liked, support, l2, symmetric, budget, max_partners, meanwhile, ran, capped),
         lambda result: csr_bytes(result.weights) + csr_bytes(result.capped),
@@ -164,15 +171,13 @@ def _ease_on_support(
     n = support.n_rows
     active = active_items(support)
     if not len(active):
-        empty = Csr(np.zeros(n + 1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0), (n, n))
-        return EaseOnSupport(empty, empty)
+        return EaseOnSupport(_no_pairs(n), _no_pairs(n))
     local = _restrict(support, active)
     G = _dense_gram(liked.to_scipy().tocsc().astype(np.float64)[:, active])
-    if wanted or meanwhile is not None:
+    capped = _no_pairs(n)  # unless wanted: an implicit model has no residual model to read them (0.1 s at 1 M)
+    if wanted:
         capped = capped_support(local, G, budget, max_partners)
         capped = _globalised(capped.with_values(np.ones(capped.nnz)), active, n)
-    else:  # nothing would read them (an implicit model: no residual model; 0.1 s at 1 M)
-        capped = Csr(np.zeros(n + 1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0), (n, n))
     G[np.diag_indices_from(G)] += l2
     if meanwhile is None:
         P = _spd_inverse(G)  # in G's memory, symmetric
@@ -190,6 +195,10 @@ def _ease_on_support(
     stored = _globalised(local.with_values(values), active, n)
     weights = stored if symmetric else stored.transpose()
     return EaseOnSupport(weights, capped)
+
+
+def _no_pairs(n: int) -> Csr:
+    return Csr(np.zeros(n + 1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0), (n, n))
 
 
 def _beside(first, second):

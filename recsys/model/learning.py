@@ -601,7 +601,6 @@ def _item_model(fp: FittedProfiles, how: Learning, say) -> FittedProfiles:
             return full_weights(table, l2)
         return item_weights(table, pairs, l2, max_partners=how.max_partners, done=lambda f: tell(say, f, what))
 
-    residual_weights = fp.residual_weights
     if support != "all" and 0 < len(active_items(pairs)) <= how.dense_weights_up_to:
         # a catalogue small enough for one inverse: EASE's weights kept on the pairs, none cut; the
         # residual twin keeps its per-item solves on the pairs they would have been solved on, and
@@ -618,9 +617,9 @@ def _item_model(fp: FittedProfiles, how: Learning, say) -> FittedProfiles:
             else None,
             capped=how.residual_model,
         )
-        weights, residual_weights = dense.weights, dense.meanwhile if how.residual_model else residual_weights
-        return fp.with_item_model(weights, residual_weights)
+        return fp.with_item_model(dense.weights, dense.meanwhile if how.residual_model else fp.residual_weights)
     weights = solve(fp.sources, "weights from the likes", pairs)
+    residual_weights = fp.residual_weights
     if how.residual_model:
         # the residual twin weighs the pairs the likes' weights were solved on (where supports are
         # capped, the partners most liked together; otherwise the whole support)
