@@ -284,3 +284,28 @@ def test_play_counts_are_seeded_heavy_tailed_and_follow_the_stars(tmp_path):
     first, _ = write(Shape.like_movielens(20_000, seed=1), tmp_path, plays=True)
     written = pd.read_csv(first)
     assert first.name == "plays.csv" and "rating" not in written and len(written) > 15_000
+
+
+def test_sansa_lists_score_the_product_of_its_factors():
+    """SANSA's scores through its factors' dense product (made once) are those of the chained sparse
+    products, its own ``forward``; past EASE's catalogue bound the chain is kept."""
+    from unittest import mock
+
+    import scipy.sparse as sp
+
+    from benchmarks import peers
+
+    rng = np.random.default_rng(0)
+    A, B = (sp.random(40, 40, density=0.2, random_state=s, format="csr", dtype=np.float32) for s in (1, 2))
+    rows = sp.csr_matrix((rng.random((7, 40)) < 0.3).astype(np.float32))
+    model = peers.SANSA(l2=1.0)
+    model.model = mock.Mock(weights=(A, B))
+    want = (rows @ A @ B).toarray()
+    np.testing.assert_allclose(model.scores(rows), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(model.scores(rows[:3]), want[:3], rtol=1e-5, atol=1e-6)  # the product kept
+    assert model.W.shape == (40, 40)
+    with mock.patch.object(peers, "EASE_MAX_ITEMS", 39):
+        chained = peers.SANSA(l2=1.0)
+        chained.model = mock.Mock(weights=(A, B))
+        np.testing.assert_allclose(chained.scores(rows), want, rtol=1e-6)
+        assert getattr(chained, "W", None) is None
