@@ -146,6 +146,7 @@ class SANSA:
         import sansa
 
         logging.getLogger("sansa").setLevel(logging.WARNING)
+        _sansa_products_on_mkl()
         config = sansa.SANSAConfig(
             l2=self.l2,
             weight_matrix_density=min(1.0, self.weights_per_item / max(X.shape[1], 1)),
@@ -194,6 +195,26 @@ def _point_sparse_dot_mkl_at_pips_mkl() -> None:
             os.environ["MKL_RT"] = found[0]
 
 
+def _sansa_products_on_mkl() -> bool:
+    """Route SANSA's sparse products through ``sparse_dot_mkl`` with scipy's rule for mixed
+    precisions (both cast up), where it is installed.  SANSA 1.1 picks ``sparse_dot_mkl`` itself
+    when it imports, but multiplies a float64 factor by float32 matrices, which ``sparse_dot_mkl``
+    refuses unless told to cast; scipy casts.  False: scipy's products (one core) stay."""
+    _point_sparse_dot_mkl_at_pips_mkl()
+    try:
+        import sparse_dot_mkl
+    except Exception:  # noqa: BLE001 - no MKL here: scipy's products
+        return False
+    import sansa.core._ops._inverse_ops as inverse_ops
+    import sansa.core.factorizers as factorizers
+
+    def product(a, b):
+        return sparse_dot_mkl.dot_product_mkl(a, b, cast=True)
+
+    inverse_ops.matmat = factorizers.matmat = product
+    return True
+
+
 def sansa_backends() -> dict:
     """What SANSA's heavy steps run on here: its sparse products (``sparse_dot_mkl``'s MKL on every
     core, or scipy's on one) and the BLAS its CHOLMOD factorisation links (Debian's ``libblas.so.3``
@@ -201,13 +222,11 @@ def sansa_backends() -> dict:
     import os
 
     import sksparse.cholmod  # noqa: F401 (maps CHOLMOD and the BLAS it links into this process)
-    from sansa.utils import matmat
 
     with open("/proc/self/maps") as maps:
         blas = sorted({os.path.realpath(line.split()[-1]) for line in maps if "libblas.so" in line})
-    mkl = "sparse_dot_mkl" in matmat.__module__
     return {
-        "sparse_products": "MKL (sparse_dot_mkl), every core" if mkl else "scipy, one core",
+        "sparse_products": "MKL (sparse_dot_mkl), every core" if _sansa_products_on_mkl() else "scipy, one core",
         "cholmod_blas": blas[0] if blas else "unknown",
     }
 
