@@ -23,9 +23,11 @@ and scored once on the test ratings, with the lists and NDCG@10 of :mod:`recsys.
   product ``A B``, made once per fit where EASE's items² would fit (the chained sparse products,
   SANSA's own ``forward``, ran one core for over half an hour a tuning point at 10 M ratings with
   the product's 1,108 weights a movie); the fit time is SANSA's ``fit`` alone.
-  It needs scikit-sparse over SuiteSparse (``apt-get install libsuitesparse-dev``; ``pip install
-  "hblcoclust[bench]"``): when it cannot be imported the report says why and the other peers are
-  measured.
+  It needs scikit-sparse over SuiteSparse (``apt-get install libsuitesparse-dev libopenblas0``;
+  ``pip install "hblcoclust[bench]"``): when it cannot be imported the report says why and the
+  other peers are measured.  Its sparse products run on MKL on every core where pip's ``mkl`` is
+  installed (the bench extra installs it; scipy's one core otherwise), its CHOLMOD on the BLAS
+  Debian links; the report names both (:func:`sansa_backends`).
 - **Most popular** (the items with the most likes): a control, no setting — where it is level with
   everyone, the data's lists say little about a method's taste.
 
@@ -223,8 +225,11 @@ def sansa_backends() -> dict:
 
     import sksparse.cholmod  # noqa: F401 (maps CHOLMOD and the BLAS it links into this process)
 
-    with open("/proc/self/maps") as maps:
-        blas = sorted({os.path.realpath(line.split()[-1]) for line in maps if "libblas.so" in line})
+    try:  # the libraries mapped into this process (Linux)
+        with open("/proc/self/maps") as maps:
+            blas = sorted({os.path.realpath(line.split()[-1]) for line in maps if "libblas.so" in line})
+    except OSError:
+        blas = []
     return {
         "sparse_products": "MKL (sparse_dot_mkl), every core" if _sansa_products_on_mkl() else "scipy, one core",
         "cholmod_blas": blas[0] if blas else "unknown",
