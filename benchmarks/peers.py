@@ -38,6 +38,7 @@ its figures as JSON (the scale benchmark runs each in a child process, whose pea
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import resource
 import sys
@@ -141,6 +142,7 @@ class SANSA:
     def __init__(self, l2: float, weights_per_item: float = SANSA_WEIGHTS_PER_ITEM):
         self.l2 = float(l2)
         self.weights_per_item = float(weights_per_item)
+        self.W = None  # the dense product of its factors, made by the first scores after a fit
 
     def fit(self, X) -> SANSA:
         import logging
@@ -156,13 +158,14 @@ class SANSA:
             lower_triangle_inverter_config=sansa.UMRUnitLowerTriangleInverterConfig(scans=1, finetune_steps=5),
         )
         self.model = sansa.SANSA(config).fit(X.tocsr().astype(np.float32))
+        self.W = None
         return self
 
     def scores(self, rows) -> np.ndarray:
         A, B = self.model.weights
         if A.shape[0] > EASE_MAX_ITEMS:
             return np.asarray((rows @ A @ B).todense())
-        if getattr(self, "W", None) is None:
+        if self.W is None:
             # the product of its two sparse factors once, dense (float32 BLAS on every core): with the
             # weights per item the product keeps (1,108 of 11,719 movies at 10 M ratings) the chained
             # sparse products of every block of users ran one core for over half an hour a point
@@ -197,6 +200,7 @@ def _point_sparse_dot_mkl_at_pips_mkl() -> None:
             os.environ["MKL_RT"] = found[0]
 
 
+@functools.cache
 def _sansa_products_on_mkl() -> bool:
     """Route SANSA's sparse products through ``sparse_dot_mkl`` with scipy's rule for mixed
     precisions (both cast up), where it is installed.  SANSA 1.1 picks ``sparse_dot_mkl`` itself

@@ -308,4 +308,4 @@ def test_sansa_lists_score_the_product_of_its_factors():
         chained = peers.SANSA(l2=1.0)
         chained.model = mock.Mock(weights=(A, B))
         np.testing.assert_allclose(chained.scores(rows), want, rtol=1e-6)
-        assert getattr(chained, "W", None) is None
+        assert chained.W is None
