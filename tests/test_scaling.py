@@ -453,6 +453,15 @@ def test_the_item_model_learnt_beside_the_dislike_side_is_the_one_learnt_after_i
     said = []
     beside, _ = fit_profiles(train, attrs, items, how, progress=said.append)
     assert any("beside the next steps" in line for line in said), said
+    # a Gram matrix above the limit is learnt after them (its memory would add to theirs)
+    monkeypatch.setattr(learning, "ITEM_MODEL_BESIDE_GRAM_BYTES", 8.0 * n_supported**2 - 1)
+    assert learning._dense_item_model(solved.like, how) and not learning._dense_item_model(solved.like, how, True)
+    said.clear()
+    after_it, _ = fit_profiles(train, attrs, items, how, progress=said.append)
+    assert not any("beside the next steps" in line for line in said), said
+    assert np.array_equal(after_it.item_weights.values, beside.item_weights.values)
+    monkeypatch.setattr(learning, "ITEM_MODEL_BESIDE_GRAM_BYTES", 8.0 * n_supported**2)
+    assert learning._dense_item_model(solved.like, how, True)
 
     @contextmanager
     def after(*args):

@@ -46,7 +46,7 @@ from .neighbours import Neighbours, from_coclusters, from_ratings
 from .profiles import CoClusters, FittedProfiles
 from .progress import COCLUSTER_STEPS, tell
 from .ratings import check_ratings, rating_baseline
-from .settings import RECOMMENDER_PARAMS, SIDES
+from .settings import ITEM_MODEL_BESIDE_GRAM_BYTES, RECOMMENDER_PARAMS, SIDES
 from .shared import csr_bytes, frame_digest, remembered
 from .threads import cores, in_threads
 
@@ -210,11 +210,13 @@ def _item_model_beside(like: CoClusters, vocab, how: Learning, timings: dict, sa
     """The item model learnt from the like co-clusters on a thread of its own while the block learns
     the dislike side and the neighbourhoods (much of either runs on one core: 0.3-0.5 s of a 1 M
     fit); yields its :func:`_item_model`'s profiles' future, or None where it is learnt after them:
-    without an item model, on a Dask cluster, and where the dense inverse does not apply (a large
-    catalogue's per-item solves and Gram matrix would add their memory to the co-clustering's).
+    without an item model, on a Dask cluster, where the dense inverse does not apply (a large
+    catalogue's per-item solves would add their memory to the co-clustering's), and where its Gram
+    matrix is larger than :data:`~recsys.model.settings.ITEM_MODEL_BESIDE_GRAM_BYTES` (it and its
+    inverse would add theirs: 2.6 GB at 25 M ratings, for no time saved).
     Only the like co-clusters, the ratings and the baseline enter it; its progress is not shown
     beside the block's (``say``'s lines would interleave), only that it started."""
-    if how.item_l2 is None or cluster.current() is not None or not _dense_item_model(like, how):
+    if how.item_l2 is None or cluster.current() is not None or not _dense_item_model(like, how, beside=True):
         yield None
         return
     from concurrent.futures import ThreadPoolExecutor
@@ -231,14 +233,16 @@ def _item_model_beside(like: CoClusters, vocab, how: Learning, timings: dict, sa
         yield pool.submit(learn)
 
 
-def _dense_item_model(like: CoClusters, how: Learning) -> bool:
+def _dense_item_model(like: CoClusters, how: Learning, beside: bool = False) -> bool:
     """Whether :func:`_item_model` takes the dense inverse for these like co-clusters: the items
     with a partner (:func:`~recsys.model.item_model.active_items` of the pair support: those in a
-    co-cluster with another item) are at most ``dense_weights_up_to``."""
+    co-cluster with another item) are at most ``dense_weights_up_to``; ``beside``: and their Gram
+    matrix at most :data:`~recsys.model.settings.ITEM_MODEL_BESIDE_GRAM_BYTES`."""
     if how.item_support == "all":
         return False
     pairs = like.items.select(np.repeat(like.items.lengths >= 2, like.items.lengths))
-    return 0 < len(np.unique(pairs.idx)) <= how.dense_weights_up_to
+    n = len(np.unique(pairs.idx))
+    return 0 < n <= how.dense_weights_up_to and not (beside and 8.0 * n * n > ITEM_MODEL_BESIDE_GRAM_BYTES)
 
 
 def _no_rows(n_cols: int) -> Csr:
