@@ -453,15 +453,6 @@ def test_the_item_model_learnt_beside_the_dislike_side_is_the_one_learnt_after_i
     said = []
     beside, _ = fit_profiles(train, attrs, items, how, progress=said.append)
     assert any("beside the next steps" in line for line in said), said
-    # a Gram matrix above the limit is learnt after them (its memory would add to theirs)
-    monkeypatch.setattr(learning, "ITEM_MODEL_BESIDE_GRAM_BYTES", 8.0 * n_supported**2 - 1)
-    assert learning._dense_item_model(solved.like, how) and not learning._dense_item_model(solved.like, how, True)
-    said.clear()
-    after_it, _ = fit_profiles(train, attrs, items, how, progress=said.append)
-    assert not any("beside the next steps" in line for line in said), said
-    assert np.array_equal(after_it.item_weights.values, beside.item_weights.values)
-    monkeypatch.setattr(learning, "ITEM_MODEL_BESIDE_GRAM_BYTES", 8.0 * n_supported**2)
-    assert learning._dense_item_model(solved.like, how, True)
 
     @contextmanager
     def after(*args):
@@ -473,3 +464,27 @@ def test_the_item_model_learnt_beside_the_dislike_side_is_the_one_learnt_after_i
         got, want = getattr(beside, name), getattr(sequential, name)
         assert np.array_equal(got.ptr, want.ptr) and np.array_equal(got.idx, want.idx), name
         assert np.array_equal(got.values, want.values), name
+
+
+def test_the_residual_solves_run_after_the_inverse_where_two_gram_matrices_would_not_fit(data, monkeypatch):
+    """Above settings.SOLVES_BESIDE_INVERSE_GRAM_BYTES the residual model's per-movie solves wait for
+    the like weights' inverse (their Gram matrix and its are not alive together): the same residual
+    weights, the like weights those of an inverse on every BLAS thread instead of one."""
+    from recsys.model import learning
+    from recsys.model.item_model import active_items
+
+    train, _, attrs, items = data
+    how = Learning(like_params=FAST, dislike_params=FAST, item_l2=50.0, residual_model=True, max_partners=3)
+    solved, _ = fit_profiles(train, attrs, items, how)
+    how = dataclasses.replace(how, dense_weights_up_to=len(active_items(solved.pair_support)))
+    overlapping, _ = fit_profiles(train, attrs, items, how)
+    calls = []
+    monkeypatch.setattr(learning, "SOLVES_BESIDE_INVERSE_GRAM_BYTES", 0.0)
+    real = learning.ease_on_support
+    monkeypatch.setattr(learning, "ease_on_support", lambda *a, **k: calls.append(k["meanwhile"]) or real(*a, **k))
+    after, _ = fit_profiles(train, attrs, items, how)
+    assert calls == [None]
+    for name, exact in (("residual_weights", True), ("item_weights", False)):
+        got, want = getattr(after, name), getattr(overlapping, name)
+        assert np.array_equal(got.ptr, want.ptr) and np.array_equal(got.idx, want.idx), name
+        assert np.array_equal(got.values, want.values) if exact else np.allclose(got.values, want.values, rtol=1e-9)

@@ -46,7 +46,7 @@ from .neighbours import Neighbours, from_coclusters, from_ratings
 from .profiles import CoClusters, FittedProfiles
 from .progress import COCLUSTER_STEPS, tell
 from .ratings import check_ratings, rating_baseline
-from .settings import ITEM_MODEL_BESIDE_GRAM_BYTES, RECOMMENDER_PARAMS, SIDES
+from .settings import RECOMMENDER_PARAMS, SIDES, SOLVES_BESIDE_INVERSE_GRAM_BYTES
 from .shared import csr_bytes, frame_digest, remembered
 from .threads import cores, in_threads
 
@@ -210,13 +210,11 @@ def _item_model_beside(like: CoClusters, vocab, how: Learning, timings: dict, sa
     """The item model learnt from the like co-clusters on a thread of its own while the block learns
     the dislike side and the neighbourhoods (much of either runs on one core: 0.3-0.5 s of a 1 M
     fit); yields its :func:`_item_model`'s profiles' future, or None where it is learnt after them:
-    without an item model, on a Dask cluster, where the dense inverse does not apply (a large
-    catalogue's per-item solves would add their memory to the co-clustering's), and where its Gram
-    matrix is larger than :data:`~recsys.model.settings.ITEM_MODEL_BESIDE_GRAM_BYTES` (it and its
-    inverse would add theirs: 2.6 GB at 25 M ratings, for no time saved).
+    without an item model, on a Dask cluster, and where the dense inverse does not apply (a large
+    catalogue's per-item solves and Gram matrix would add their memory to the co-clustering's).
     Only the like co-clusters, the ratings and the baseline enter it; its progress is not shown
     beside the block's (``say``'s lines would interleave), only that it started."""
-    if how.item_l2 is None or cluster.current() is not None or not _dense_item_model(like, how, beside=True):
+    if how.item_l2 is None or cluster.current() is not None or not _dense_item_model(like, how):
         yield None
         return
     from concurrent.futures import ThreadPoolExecutor
@@ -233,16 +231,14 @@ def _item_model_beside(like: CoClusters, vocab, how: Learning, timings: dict, sa
         yield pool.submit(learn)
 
 
-def _dense_item_model(like: CoClusters, how: Learning, beside: bool = False) -> bool:
+def _dense_item_model(like: CoClusters, how: Learning) -> bool:
     """Whether :func:`_item_model` takes the dense inverse for these like co-clusters: the items
     with a partner (:func:`~recsys.model.item_model.active_items` of the pair support: those in a
-    co-cluster with another item) are at most ``dense_weights_up_to``; ``beside``: and their Gram
-    matrix at most :data:`~recsys.model.settings.ITEM_MODEL_BESIDE_GRAM_BYTES`."""
+    co-cluster with another item) are at most ``dense_weights_up_to``."""
     if how.item_support == "all":
         return False
     pairs = like.items.select(np.repeat(like.items.lengths >= 2, like.items.lengths))
-    n = len(np.unique(pairs.idx))
-    return 0 < n <= how.dense_weights_up_to and not (beside and 8.0 * n * n > ITEM_MODEL_BESIDE_GRAM_BYTES)
+    return 0 < len(np.unique(pairs.idx)) <= how.dense_weights_up_to
 
 
 def _no_rows(n_cols: int) -> Csr:
@@ -605,23 +601,27 @@ def _item_model(fp: FittedProfiles, how: Learning, say) -> FittedProfiles:
             return full_weights(table, l2)
         return item_weights(table, pairs, l2, max_partners=how.max_partners, done=lambda f: tell(say, f, what))
 
-    if support != "all" and 0 < len(active_items(pairs)) <= how.dense_weights_up_to:
+    n_active = len(active_items(pairs)) if support != "all" else 0
+    if 0 < n_active <= how.dense_weights_up_to:
         # a catalogue small enough for one inverse: EASE's weights kept on the pairs, none cut; the
         # residual twin keeps its per-item solves on the pairs they would have been solved on, and
-        # solves them while the inverse is computed (0.3 s of a 1 M-rating fit)
+        # solves them while the inverse is computed (0.3 s of a 1 M-rating fit) where the two Gram
+        # matrices are small enough to live together (settings.SOLVES_BESIDE_INVERSE_GRAM_BYTES)
         tell(say, 0.0, "weights from the likes (one inverse)")
+        residuals = lambda shared: solve(fp.residuals, "weights from the residuals", shared)  # noqa: E731
+        beside = how.residual_model and 8.0 * n_active**2 <= SOLVES_BESIDE_INVERSE_GRAM_BYTES
         dense = ease_on_support(
             fp.sources,
             pairs,
             l2,
             symmetric=support == "coclusters",
             max_partners=how.max_partners,
-            meanwhile=(lambda shared: solve(fp.residuals, "weights from the residuals", shared))
-            if how.residual_model
-            else None,
+            meanwhile=residuals if beside else None,
             capped=how.residual_model,
         )
-        return fp.with_item_model(dense.weights, dense.meanwhile if how.residual_model else fp.residual_weights)
+        if not how.residual_model:
+            return fp.with_item_model(dense.weights, fp.residual_weights)
+        return fp.with_item_model(dense.weights, dense.meanwhile if beside else residuals(dense.capped))
     weights = solve(fp.sources, "weights from the likes", pairs)
     residual_weights = fp.residual_weights
     if how.residual_model:

@@ -76,14 +76,15 @@ ITEM_PARTNERS = 200
 # 0.7936 for both; the item model 44 s → 148 s, the model 403 → 555 MB.  EASE's weights kept on each
 # movie's 200 capped partners instead scored 0.0382 at 10 M: the cut, not the solve, is what costs.
 DENSE_INVERSE_FLOPS_PER_RATING = 3.5e5
-# The largest dense Gram matrix (8 × movies² bytes) whose item model is learnt on a thread beside the
-# dislike side and the neighbourhoods (recsys.model.learning); above it the item model is learnt after
-# them, so that its Gram matrix and inverse do not add to their memory.  Measured on the scale
-# benchmark at f495182 (beside everywhere the dense inverse applies) against 0834fac (after): at 10 M
-# (11,719 movies, 1.1 GB) peaks +1.0-1.1 GB (4.3-4.6 GB, within the 6 GB asked) for trains 6-40 s
-# shorter; at 25 M (18,530 and 17,770 movies, 2.5-2.7 GB) +2.6-2.7 GB (9.62 and 10.0 GB) for none
-# (229.1 s against 229.0 s).  At 1 M (3,706 movies, 0.11 GB) the thread takes 0.3-0.5 s off the fit.
-ITEM_MODEL_BESIDE_GRAM_BYTES = 1.5e9
+# The largest dense Gram matrix (8 × movies² bytes) over which the residual model's per-movie solves
+# run while the like weights' inverse is computed (recsys.model.item_model.ease_on_support's
+# ``meanwhile``); above it they run after it, so that their own Gram matrix (dense too, as large) is
+# not alive beside the inverse's.  At 25 M ratings (18,530 and 17,770 movies: 2.7 and 2.5 GB each)
+# the two together made peaks of 9.62-9.77 GB (MovieLens' shape) and 10.0 GB (Netflix's) against
+# 6.98 GB before they overlapped; learning the item model after the dislike side instead of beside it
+# left the peak where it was (9.77 GB, stop 80).  At 1 M (3,706 movies, 0.11 GB) the overlap takes
+# 0.3 s off the fit; at 10 M (11,719 movies, 1.1 GB) both fit in the 6 GB asked (4.3-4.6 GB).
+SOLVES_BESIDE_INVERSE_GRAM_BYTES = 1.5e9
 
 # With the scaling rules, the neighbourhoods are taken from each entity's co-members alone (a compiled
 # sparse accumulation and top-k) whenever the co-memberships' products (sum of squared co-cluster
