@@ -82,8 +82,10 @@ DENSE_INVERSE_FLOPS_PER_RATING = 3.5e5
 # not alive beside the inverse's.  At 25 M ratings (18,530 and 17,770 movies: 2.7 and 2.5 GB each)
 # the two together made peaks of 9.62-9.77 GB (MovieLens' shape) and 10.0 GB (Netflix's) against
 # 6.98 GB before they overlapped; learning the item model after the dislike side instead of beside it
-# left the peak where it was (9.77 GB, stop 80).  At 1 M (3,706 movies, 0.11 GB) the overlap takes
-# 0.3 s off the fit; at 10 M (11,719 movies, 1.1 GB) both fit in the 6 GB asked (4.3-4.6 GB).
+# left the peak where it was (9.77 GB, f729ae4).  With the solves after the inverse (which then runs
+# on every BLAS thread): 7.18 and 7.77 GB, trains of 208.8 and 190.9 s against 229.1 and 230.1 s, the
+# same AUC and NDCG@10 (23688c2, stop 80).  At 1 M (3,706 movies, 0.11 GB) the overlap takes 0.3 s
+# off the fit; at 10 M (11,719 movies, 1.1 GB) both fit in the 6 GB asked (4.3-4.6 GB).
 SOLVES_BESIDE_INVERSE_GRAM_BYTES = 1.5e9
 
 # With the scaling rules, the neighbourhoods are taken from each entity's co-members alone (a compiled
