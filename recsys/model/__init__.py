@@ -22,6 +22,7 @@ module                   what it holds
 ``neighbours``           co-cluster neighbourhoods and their votes
 ``logistic``             the small L2 logistic regression of the weights
 ``item_model``           the co-cluster item model: item–item weights on co-clustered pairs
+``dense_inverse``        the item model's and EASE's one inverse: Cholesky by tiles, no BLAS call past one
 ``shared``               an evaluation's refits learn the same co-clusters, neighbourhoods, weights once
 ``list_blend``           how a list ranks: item model, popularity, like-probability, weighed
 ``batch``                lists for a block of people at once (the one path every list takes)

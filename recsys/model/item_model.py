@@ -29,13 +29,13 @@ named co-clusters that hold both (:mod:`recsys.model.explanation`).  ``W`` is sp
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import numpy as np
 
 from . import cluster
 from .csr import Csr
+from .dense_inverse import spd_inverse
 from .shared import csr_bytes, csr_digest, remembered
 from .threads import cores, in_threads
 
@@ -120,7 +120,7 @@ def ease_on_support(
     meanwhile=None,
     capped: bool = True,
 ) -> EaseOnSupport:
-    """EASE's weights (one dense inverse over the items with a support: :func:`_spd_inverse`),
+    """EASE's weights (one dense inverse over the items with a support: :func:`.dense_inverse.spd_inverse`),
     kept on the ``support``'s pairs: ``W[i, j] = -P[i, j] / P[j, j]`` with ``P = (G + λI)^-1`` on the
     support, 0 off it.  Each weight is the one the regression of ``j`` on every other item gives,
     and no partner is cut; items² memory and ``n³`` flops (the scaling rules take it where those
@@ -180,14 +180,14 @@ def _ease_on_support(
         capped = _globalised(capped.with_values(np.ones(capped.nnz)), active, n)
     G[np.diag_indices_from(G)] += l2
     if meanwhile is None:
-        P = _spd_inverse(G)  # in G's memory, symmetric
+        P = spd_inverse(G)  # in G's memory, symmetric
     else:
         from threadpoolctl import threadpool_limits
 
         # BLAS's pool size is the process's, not a thread's: one thread for both sides throughout
         # (each side's own limit then saves and restores one), so that neither changes the other's
         with threadpool_limits(1, "blas"):
-            P = _beside(lambda: _spd_inverse(G, threads=1), lambda: ran.append(meanwhile(capped)))
+            P = _beside(lambda: spd_inverse(G, threads=1), lambda: ran.append(meanwhile(capped)))
     # the weights' rows are the items liked, their columns the items scored (as item_weights
     # gives them): a symmetric support's rows already are; another's rows are the targets
     scored = local.idx if symmetric else local.row_of
@@ -239,65 +239,10 @@ def ease_weights(X, l2: float) -> np.ndarray:
     items² memory, one such array (``P`` and ``W`` are made in the Gram matrix's memory)."""
     G = _dense_gram(X.astype(np.float64))
     G[np.diag_indices_from(G)] += l2
-    W = _spd_inverse(G)
+    W = spd_inverse(G)
     W /= -np.diag(W).copy()
     np.fill_diagonal(W, 0.0)
     return W
-
-
-def _spd_inverse(A: np.ndarray, block: int = 512, threads: int | None = None) -> np.ndarray:
-    """The inverse of a symmetric positive definite ``A``, in ``A``'s memory: LAPACK's Cholesky
-    factor and its inverse (``potrf``, ``potri``: half the flops of ``np.linalg.inv``'s LU, 24 s
-    against 43 s at 9,700 movies here), then the upper triangle copied to the lower.  The inverse
-    step runs on ``threads`` BLAS threads (default: the pool's); both steps release the GIL
-    (:func:`_lapack`), so that other threads work meanwhile."""
-    from threadpoolctl import threadpool_limits
-
-    # A is C-ordered and symmetric: its transpose is the same matrix in Fortran order, which
-    # LAPACK overwrites in place; its "lower" triangle is A's upper one
-    F = A.T
-    # the factor on one BLAS thread: OpenBLAS 0.3.31's threaded potrf (scipy 1.17's) wrote past a
-    # buffer and crashed the train at 18,530 movies on two threads, where one thread factors the
-    # same matrix in twice the time (41 s against 21 s; the inverse after it stays threaded)
-    with threadpool_limits(1, "blas"):
-        info = _lapack("dpotrf", F)
-    if info == 0:
-        with threadpool_limits(threads, "blas"):
-            info = _lapack("dpotri", F)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"the Gram matrix plus its penalty is not positive definite (LAPACK info {info})")
-    P = F.T  # C-ordered again; the inverse is in its upper triangle
-    n = len(P)
-    for lo in range(0, n, block):  # the lower triangle from the upper, a block of rows at a time
-        hi = min(lo + block, n)
-        P[lo:hi, :lo] = P[:lo, lo:hi].T
-        rows = P[lo:hi, lo:hi]
-        rows[np.tril_indices(hi - lo, -1)] = rows.T[np.tril_indices(hi - lo, -1)]
-    return P
-
-
-def _lapack(routine: str, F: np.ndarray) -> int:
-    """``routine`` (``dpotrf`` or ``dpotri``, lower triangle) on the Fortran-ordered square ``F`` in
-    place; LAPACK's ``info``.  Called through ctypes, which releases the GIL for the call (scipy's
-    f2py wrappers hold it: a thread beside them got 5 % of its idle run), on scipy's own LAPACK —
-    the routines, hence the floats, of :mod:`scipy.linalg.lapack`."""
-    import ctypes
-
-    assert F.flags.f_contiguous and F.dtype == np.float64 and F.shape[0] == F.shape[1]
-    n, info = ctypes.c_int(F.shape[0]), ctypes.c_int(0)
-    _routine(routine)(b"L", ctypes.byref(n), F.ctypes.data, ctypes.byref(n), ctypes.byref(info))
-    return info.value
-
-
-@functools.cache
-def _routine(name: str):
-    import ctypes
-
-    from numba.extending import get_cython_function_address
-
-    integer = ctypes.POINTER(ctypes.c_int)
-    signature = ctypes.CFUNCTYPE(None, ctypes.c_char_p, integer, ctypes.c_void_p, integer, integer)
-    return signature(get_cython_function_address("scipy.linalg.cython_lapack", name))
 
 
 def _dense_to_csr(W: np.ndarray) -> Csr:
