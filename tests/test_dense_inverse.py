@@ -36,10 +36,10 @@ def test_the_factor_by_tiles_is_lapacks(n, block, tile, seed):
     assert np.tril(F) == pytest.approx(np.tril(whole), abs=1e-12)
 
 
-def test_no_blas_call_gets_more_rows_or_columns_than_a_tile_and_the_small_factors_one_thread(monkeypatch):
+def test_no_blas_call_gets_more_rows_or_columns_than_a_tile_and_potrf_only_blocks(monkeypatch):
     """OpenBLAS's threaded level 3 crashed on large dimensions (potrf at 18,530, syrk at 24,500 rows):
-    each call is given at most ``tile`` rows and columns, and only ``block``-sized factors run on
-    LAPACK's potrf, on one thread."""
+    each call is given at most ``tile`` rows and columns, LAPACK's potrf only ``block``-sized
+    factors, every call on the threads asked."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
     calls = []
@@ -62,7 +62,7 @@ def test_no_blas_call_gets_more_rows_or_columns_than_a_tile_and_the_small_factor
         P = di.spd_inverse(G.copy(), block=4, tile=7)
     assert P == pytest.approx(np.linalg.inv(G), abs=1e-10)
     factors = [c for c in calls if c[0] == "dpotrf"]
-    assert len(factors) == 8 and all(sizes[0] <= 4 and threads == {1} for _, sizes, threads in factors)
+    assert len(factors) == 8 and all(sizes[0] <= 4 and threads == {2} for _, sizes, threads in factors)
     level3 = [c for c in calls if c[0] in ("dtrsm", "dsyrk", "dgemm")]
     assert {c[0] for c in level3} == {"dtrsm", "dsyrk", "dgemm"}
     assert all(max(sizes) <= 7 and threads == {2} for _, sizes, threads in level3), level3
@@ -84,6 +84,9 @@ def test_the_inverse_runs_on_the_threads_asked(monkeypatch):
         di.spd_inverse(G.copy(), threads=1, block=4)
         assert seen and all(t == {1} for t in seen)
         assert _threads(threadpool_info) == {2}  # the pool's size restored
+        seen.clear()
+        di.spd_inverse(G.copy(), block=4)
+        assert seen and all(t == {2} for t in seen)
 
 
 def test_the_inverse_releases_the_gil():

@@ -48,14 +48,12 @@ def spd_inverse(A: np.ndarray, threads: int | None = None, block: int = BLOCK, t
     BLAS call runs on ``threads`` threads (default: the pool's); ``block`` and ``tile`` are the
     factor's (tests make them small).  Raises :class:`numpy.linalg.LinAlgError` if ``A`` is not
     positive definite."""
-    from threadpoolctl import threadpool_limits
-
     for name in _SIGNATURES:  # scipy's BLAS loaded first: a pool's limit reaches the libraries loaded when it is set
         _routine(name)
     # A is C-ordered and symmetric: its transpose is the same matrix in Fortran order, which LAPACK
     # overwrites in place; its "lower" triangle is A's upper one
     F = A.T
-    with threadpool_limits(threads, "blas"):
+    with _blas_threads(threads):
         info = cholesky_in_place(F, block, tile)
         if info == 0:
             info = lapack("dpotri", F)
@@ -66,20 +64,28 @@ def spd_inverse(A: np.ndarray, threads: int | None = None, block: int = BLOCK, t
     return P
 
 
+def _blas_threads(threads: int | None):
+    """BLAS's pool limited to ``threads`` (none: as it is).  Set once, not around each call: a limit
+    lists the process's libraries through a Python callback per library, each of which waits for the
+    GIL, and beside the dislike side's threads that made the item model at 1 M 0.5-1.3 s longer."""
+    import contextlib
+
+    from threadpoolctl import threadpool_limits
+
+    return contextlib.nullcontext() if threads is None else threadpool_limits(threads, "blas")
+
+
 def cholesky_in_place(F: np.ndarray, block: int = BLOCK, tile: int = TILE) -> int:
     """The lower Cholesky factor ``L`` (``F = L L'``) of the Fortran-ordered square ``F``, in its
     lower triangle (the upper one is not read); LAPACK's ``info`` (0, or the order of the first
     minor that is not positive definite).  Right-looking by ``block`` columns: the diagonal block by
-    ``potrf`` on one thread, the panel below it by ``trsm`` and the trailing matrix by ``syrk`` and
-    ``gemm``, on the pool's threads and on tiles of at most ``tile`` rows and columns."""
-    from threadpoolctl import threadpool_limits
-
+    ``potrf``, the panel below it by ``trsm`` and the trailing matrix by ``syrk`` and ``gemm``, on
+    the pool's threads and on tiles of at most ``tile`` rows and columns."""
     _check(F)
     n = F.shape[0]
     for k in range(0, n, block):
         b = min(block, n - k)
-        with threadpool_limits(1, "blas"):  # a small block; OpenBLAS's threaded potrf is the one that crashed
-            info = lapack("dpotrf", F, at=k, n=b)
+        info = lapack("dpotrf", F, at=k, n=b)  # a block far below the sizes whose threaded factor crashed
         if info != 0:
             return info + k
         below = range(k + b, n, tile)
