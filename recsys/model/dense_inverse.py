@@ -90,14 +90,14 @@ def cholesky_in_place(F: np.ndarray, block: int = BLOCK, tile: int = TILE) -> in
             return info + k
         below = range(k + b, n, tile)
         for lo in below:  # the panel: L21 = A21 L11^-T
-            rows = (lo, min(tile, n - lo))
-            _blas("dtrsm", b"R", b"L", b"T", b"N", rows[1], b, 1.0, _at(F, k, k), n, _at(F, lo, k), n)
+            m = min(tile, n - lo)
+            _blas("dtrsm", b"R", b"L", b"T", b"N", m, b, 1.0, _at(F, k, k), n, _at(F, lo, k), n)
         for lo in below:  # the trailing matrix's lower triangle: A22 -= L21 L21'
-            cols = (lo, min(tile, n - lo))
-            _blas("dsyrk", b"L", b"N", cols[1], b, -1.0, _at(F, lo, k), n, 1.0, _at(F, lo, lo), n)
-            for under in range(lo + cols[1], n, tile):
+            width = min(tile, n - lo)
+            _blas("dsyrk", b"L", b"N", width, b, -1.0, _at(F, lo, k), n, 1.0, _at(F, lo, lo), n)
+            for under in range(lo + width, n, tile):
                 m = min(tile, n - under)
-                _blas("dgemm", b"N", b"T", m, cols[1], b, -1.0, _at(F, under, k), n, _at(F, lo, k), n, 1.0,
+                _blas("dgemm", b"N", b"T", m, width, b, -1.0, _at(F, under, k), n, _at(F, lo, k), n, 1.0,
                       _at(F, under, lo), n)  # fmt: skip
     return 0
 
@@ -115,15 +115,11 @@ def lapack(routine: str, F: np.ndarray, at: int = 0, n: int | None = None) -> in
 def _blas(routine: str, *args) -> None:
     """``routine`` with ``args`` as Fortran wants them: flags as bytes, sizes and scalars by reference
     (ints and floats), pointers as ints."""
-    _routine(routine)(*(a if isinstance(a, bytes) or _is_pointer(a) else _byref(a) for a in args))
+    _routine(routine)(*(a if isinstance(a, (bytes, _Pointer)) else _byref(a) for a in args))
 
 
 class _Pointer(int):
     """An address (an ``int`` that :func:`_blas` passes by value)."""
-
-
-def _is_pointer(value) -> bool:
-    return isinstance(value, _Pointer)
 
 
 def _at(F: np.ndarray, row: int, col: int) -> _Pointer:
