@@ -195,6 +195,20 @@ def mirror_lower(G, lo, hi):
 
 
 @numba.njit(nogil=True, cache=True)
+def weights_of_inverse(P, ptr, idx, symmetric, out, lo, hi):
+    """For rows ``lo..hi-1`` of a support (``ptr``/``idx``, numbered as ``P``): ``out`` at each entry
+    ``(r, c)`` gets EASE's weight ``-P[r, c] / P[s, s]``, ``s`` the item scored — ``c`` where
+    ``symmetric`` (the entries are the weights' own), ``r`` otherwise.  ``P`` is read along its rows
+    and nothing else is made: numpy's gather built the entries' rows and flat positions first (0.8 s
+    of a 1 M-interaction fit's 7 M pairs, a third of its item model)."""
+    for r in range(lo, hi):
+        for k in range(ptr[r], ptr[r + 1]):
+            c = idx[k]
+            s = c if symmetric else r
+            out[k] = -P[r, c] / P[s, s]
+
+
+@numba.njit(nogil=True, cache=True)
 def keep_top(ptr, colike, cap, keep, lo, hi):
     """For rows ``lo..hi-1`` longer than ``cap``: flag in ``keep`` the ``cap`` entries of largest
     ``colike``, ties by position (a row's entries are in increasing index: ties by index)."""

@@ -190,11 +190,21 @@ def _ease_on_support(
             P = _beside(lambda: spd_inverse(G, threads=1), lambda: ran.append(meanwhile(capped)))
     # the weights' rows are the items liked, their columns the items scored (as item_weights
     # gives them): a symmetric support's rows already are; another's rows are the targets
-    scored = local.idx if symmetric else local.row_of
-    values = -P[local.row_of, local.idx] / np.diagonal(P)[scored]  # P[i, j] read along the rows
-    stored = _globalised(local.with_values(values), active, n)
+    stored = _globalised(local.with_values(_weights_of_inverse(P, local, symmetric)), active, n)
     weights = stored if symmetric else stored.transpose()
     return EaseOnSupport(weights, capped)
+
+
+def _weights_of_inverse(P: np.ndarray, local: Csr, symmetric: bool) -> np.ndarray:
+    """EASE's weight ``-P[i, j] / P[j, j]`` at every entry of ``local`` (``j``: the column of a
+    ``symmetric`` support, the row of another), compiled, in ranges of rows on every core."""
+    from ._gram_kernels import weights_of_inverse
+    from ._pair_kernels import run_ranges
+
+    values = np.empty(local.nnz)
+    ranges = equal_work_ranges(local.ptr[1:].astype(np.float64), 4 * cores())
+    run_ranges(weights_of_inverse, ranges, P, local.ptr, local.idx, symmetric, values)
+    return values
 
 
 def _no_pairs(n: int) -> Csr:
