@@ -503,3 +503,22 @@ def test_ease_on_support_leaves_the_capped_pairs_out_when_asked(monkeypatch):
     bare = ease_on_support(liked, support, 2.0, symmetric=True, capped=False)
     assert made == [1] and full.capped.nnz > 0 and bare.capped.nnz == 0
     assert np.array_equal(full.weights.values, bare.weights.values)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.floats(0, 1), st.booleans(), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_eases_weights_read_from_the_inverse_are_numpys_gather_float_for_float(n, density, symmetric, pieces, seed):
+    """The compiled reading of ``-P[i, j] / P[j, j]`` at a support's entries, in any ranges of rows, gives
+    numpy's gather bit for bit (``j``: the entry's column for a symmetric support, its row otherwise)."""
+    from recsys.model.item_model import _weights_of_inverse
+
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(n, n))
+    P = A @ A.T + n * np.eye(n)
+    mask = rng.random((n, n)) < density
+    local = Csr.from_pairs(*np.nonzero(mask), (n, n))
+    scored = local.idx if symmetric else local.row_of
+    want = -P[local.row_of, local.idx] / np.diagonal(P)[scored]
+    with mock.patch("recsys.model.item_model.cores", return_value=pieces):
+        got = _weights_of_inverse(P, local, symmetric)
+    assert np.array_equal(got, want)
