@@ -199,8 +199,9 @@ def weights_of_inverse(P, ptr, idx, symmetric, out, lo, hi):
     """For rows ``lo..hi-1`` of a support (``ptr``/``idx``, numbered as ``P``): ``out`` at each entry
     ``(r, c)`` gets EASE's weight ``-P[r, c] / P[s, s]``, ``s`` the item scored — ``c`` where
     ``symmetric`` (the entries are the weights' own), ``r`` otherwise.  ``P`` is read along its rows
-    and nothing else is made: numpy's gather built the entries' rows and flat positions first (0.8 s
-    of a 1 M-interaction fit's 7 M pairs, a third of its item model)."""
+    and nothing else is made: numpy's gather built the entries' rows, flat positions and diagonal
+    first, arrays of the pairs' size (7 M at 1 M interactions, where the item model's ease_on_support
+    took 1.9-2.2 s with it and 1.5-1.7 s with this kernel)."""
     for r in range(lo, hi):
         for k in range(ptr[r], ptr[r + 1]):
             c = idx[k]
