@@ -27,12 +27,23 @@ def test_the_inverse_by_tiles_is_numpys(n, block, tile, seed):
     assert np.array_equal(P, P.T)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 14), st.integers(1, 5), st.integers(1, 6), st.integers(0, 2**32 - 1))
+def test_a_single_precision_matrix_is_inverted_in_single_precision(n, block, tile, seed):
+    """The single-precision routines (spotrf, strsm, ssyrk, sgemm, spotri) on a float32 matrix: its
+    inverse in float32, numpy's float64 inverse to float32's precision."""
+    G = penalised_gram(n, seed)
+    P = di.spd_inverse(G.astype(np.float32), block=block, tile=tile)
+    assert P.dtype == np.float32 and np.array_equal(P, P.T)
+    assert P == pytest.approx(np.linalg.inv(G), abs=2e-5 * np.abs(np.linalg.inv(G)).max())
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 14), st.integers(1, 5), st.integers(1, 6), st.integers(0, 2**32 - 1))
 def test_the_factor_by_tiles_is_lapacks(n, block, tile, seed):
     F = np.asfortranarray(penalised_gram(n, seed))
     whole = F.copy(order="F")
-    assert di.cholesky_in_place(F, block, tile) == 0 and di.lapack("dpotrf", whole) == 0
+    assert di.cholesky_in_place(F, block, tile) == 0 and di.lapack("potrf", whole) == 0
     assert np.tril(F) == pytest.approx(np.tril(whole), abs=1e-12)
 
 
@@ -61,12 +72,12 @@ def test_no_blas_call_gets_more_rows_or_columns_than_a_tile_and_potrf_only_block
     with threadpool_limits(2, "blas"):
         P = di.spd_inverse(G.copy(), block=4, tile=7)
     assert P == pytest.approx(np.linalg.inv(G), abs=1e-10)
-    factors = [c for c in calls if c[0] == "dpotrf"]
+    factors = [c for c in calls if c[0] == "potrf"]
     assert len(factors) == 8 and all(sizes[0] <= 4 and threads == {2} for _, sizes, threads in factors)
     level3 = [c for c in calls if c[0] in ("dtrsm", "dsyrk", "dgemm")]
     assert {c[0] for c in level3} == {"dtrsm", "dsyrk", "dgemm"}
     assert all(max(sizes) <= 7 and threads == {2} for _, sizes, threads in level3), level3
-    assert [c[2] for c in calls if c[0] == "dpotri"] == [{2}]
+    assert [c[2] for c in calls if c[0] == "potri"] == [{2}]
 
 
 def _threads(threadpool_info) -> set:
@@ -124,5 +135,7 @@ def test_an_indefinite_matrix_is_refused_by_name():
 
 
 def test_a_matrix_of_the_wrong_layout_is_refused():
-    with pytest.raises(ValueError, match="Fortran-ordered float64"):
-        di.cholesky_in_place(np.eye(3, dtype=np.float32, order="F"))
+    with pytest.raises(ValueError, match="Fortran-ordered float64 or float32"):
+        di.cholesky_in_place(np.eye(3, dtype=np.int64, order="F"))
+    with pytest.raises(ValueError, match="Fortran-ordered"):
+        di.cholesky_in_place(np.eye(3, order="C")[:, :2])

@@ -522,3 +522,36 @@ def test_eases_weights_read_from_the_inverse_are_numpys_gather_float_for_float(n
     with mock.patch("recsys.model.item_model.cores", return_value=pieces):
         got = _weights_of_inverse(P, local, symmetric)
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("valued", [False, True])
+def test_a_large_catalogues_inverse_is_single_precision_where_its_counts_are_exact(monkeypatch, valued):
+    """From ``SINGLE_PRECISION_INVERSE_ITEMS`` items, 0/1 likes (counts exact in float32) are inverted
+    in float32: EASE's weights, on the support and in full, to float32's precision; valued likes
+    keep float64's."""
+    import recsys.model.item_model as im
+    from recsys.model.dense_inverse import spd_inverse
+
+    rng = np.random.default_rng(5)
+    X = (rng.random((200, 40)) < 0.3).astype(float)
+    if valued:
+        X[X > 0] = rng.normal(size=int((X > 0).sum()))
+    liked = Csr.from_pairs(*np.nonzero(X), X.shape, X[np.nonzero(X)] if valued else None)
+    support = support_of(Csr.from_pairs(*np.nonzero(rng.random((6, 40)) < 0.8), (6, 40)), 40)
+    assert len(im.active_items(support)) == 40  # the support's inverse is over every item too
+    inverted = []
+    monkeypatch.setattr(im, "spd_inverse", lambda G, **k: inverted.append(G.dtype) or spd_inverse(G, **k))
+    monkeypatch.setattr(im, "SINGLE_PRECISION_INVERSE_ITEMS", 40)
+    W = im.ease_on_support(liked, support, 3.0, symmetric=True).weights.to_scipy().toarray()
+    full = im.ease_weights(liked.to_scipy(), 3.0)
+    assert inverted == [np.float32 if not valued else np.float64] * 2
+    P = np.linalg.inv(X.T @ X + 3.0 * np.eye(40))
+    want = -P / np.diag(P)
+    np.fill_diagonal(want, 0.0)
+    tolerance = 1e-5 if not valued else 1e-12
+    assert full == pytest.approx(want, abs=tolerance * np.abs(want).max())
+    on_support = support.to_scipy().toarray().T > 0
+    assert W == pytest.approx(np.where(on_support, want, 0.0), abs=tolerance * np.abs(want).max())
+    monkeypatch.setattr(im, "SINGLE_PRECISION_INVERSE_ITEMS", 41)  # one item short: double precision
+    im.ease_weights(liked.to_scipy(), 3.0)
+    assert inverted[-1] == np.float64

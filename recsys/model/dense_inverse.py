@@ -30,33 +30,36 @@ TILE = 4096
 BLOCK = 512
 
 _int = ctypes.POINTER(ctypes.c_int)
-_double = ctypes.POINTER(ctypes.c_double)
 _char, _ptr = ctypes.c_char_p, ctypes.c_void_p
+# the routines' arguments, ``_real`` standing for the scalars' pointer type (double, or float for the
+# single-precision routines: the names' first letter says which)
+_real = object()
 _SIGNATURES = {
-    "dpotrf": ("lapack", (_char, _int, _ptr, _int, _int)),
-    "dpotri": ("lapack", (_char, _int, _ptr, _int, _int)),
-    "dtrsm": ("blas", (_char, _char, _char, _char, _int, _int, _double, _ptr, _int, _ptr, _int)),
-    "dsyrk": ("blas", (_char, _char, _int, _int, _double, _ptr, _int, _double, _ptr, _int)),
-    "dgemm": ("blas", (_char, _char, _int, _int, _int, _double, _ptr, _int, _ptr, _int, _double, _ptr, _int)),
+    "potrf": ("lapack", (_char, _int, _ptr, _int, _int)),
+    "potri": ("lapack", (_char, _int, _ptr, _int, _int)),
+    "trsm": ("blas", (_char, _char, _char, _char, _int, _int, _real, _ptr, _int, _ptr, _int)),
+    "syrk": ("blas", (_char, _char, _int, _int, _real, _ptr, _int, _real, _ptr, _int)),
+    "gemm": ("blas", (_char, _char, _int, _int, _int, _real, _ptr, _int, _ptr, _int, _real, _ptr, _int)),
 }
+_PREFIX = {np.dtype(np.float64): "d", np.dtype(np.float32): "s"}
 
 
 def spd_inverse(A: np.ndarray, threads: int | None = None, block: int = BLOCK, tile: int = TILE) -> np.ndarray:
-    """The inverse of the symmetric positive definite ``A`` (C-ordered, float64), in ``A``'s memory
+    """The inverse of the symmetric positive definite ``A`` (C-ordered, float64 or float32), in ``A``'s memory
     and returned symmetric: the Cholesky factor by tiles (:func:`cholesky_in_place`), LAPACK's
     ``potri`` for the inverse of ``A`` from it, then the upper triangle copied to the lower.  Every
     BLAS call runs on ``threads`` threads (default: the pool's); ``block`` and ``tile`` are the
     factor's (tests make them small).  Raises :class:`numpy.linalg.LinAlgError` if ``A`` is not
     positive definite."""
     for name in _SIGNATURES:  # scipy's BLAS loaded first: a pool's limit reaches the libraries loaded when it is set
-        _routine(name)
+        _routine(_PREFIX.get(A.dtype, "d") + name)
     # A is C-ordered and symmetric: its transpose is the same matrix in Fortran order, which LAPACK
     # overwrites in place; its "lower" triangle is A's upper one
     F = A.T
     with _blas_threads(threads):
         info = cholesky_in_place(F, block, tile)
         if info == 0:
-            info = lapack("dpotri", F)
+            info = lapack("potri", F)
     if info != 0:
         raise np.linalg.LinAlgError(f"the Gram matrix plus its penalty is not positive definite (LAPACK info {info})")
     P = F.T  # C-ordered again; the inverse is in its upper triangle
@@ -82,40 +85,41 @@ def cholesky_in_place(F: np.ndarray, block: int = BLOCK, tile: int = TILE) -> in
     ``potrf``, the panel below it by ``trsm`` and the trailing matrix by ``syrk`` and ``gemm``, on
     the pool's threads and on tiles of at most ``tile`` rows and columns."""
     _check(F)
-    n = F.shape[0]
+    n, x = F.shape[0], _PREFIX[F.dtype]
     for k in range(0, n, block):
         b = min(block, n - k)
-        info = lapack("dpotrf", F, at=k, n=b)  # a block far below the sizes whose threaded factor crashed
+        info = lapack("potrf", F, at=k, n=b)  # a block far below the sizes whose threaded factor crashed
         if info != 0:
             return info + k
         below = range(k + b, n, tile)
         for lo in below:  # the panel: L21 = A21 L11^-T
             m = min(tile, n - lo)
-            _blas("dtrsm", b"R", b"L", b"T", b"N", m, b, 1.0, _at(F, k, k), n, _at(F, lo, k), n)
+            _blas(x + "trsm", b"R", b"L", b"T", b"N", m, b, 1.0, _at(F, k, k), n, _at(F, lo, k), n)
         for lo in below:  # the trailing matrix's lower triangle: A22 -= L21 L21'
             width = min(tile, n - lo)
-            _blas("dsyrk", b"L", b"N", width, b, -1.0, _at(F, lo, k), n, 1.0, _at(F, lo, lo), n)
+            _blas(x + "syrk", b"L", b"N", width, b, -1.0, _at(F, lo, k), n, 1.0, _at(F, lo, lo), n)
             for under in range(lo + width, n, tile):
                 m = min(tile, n - under)
-                _blas("dgemm", b"N", b"T", m, width, b, -1.0, _at(F, under, k), n, _at(F, lo, k), n, 1.0,
+                _blas(x + "gemm", b"N", b"T", m, width, b, -1.0, _at(F, under, k), n, _at(F, lo, k), n, 1.0,
                       _at(F, under, lo), n)  # fmt: skip
     return 0
 
 
 def lapack(routine: str, F: np.ndarray, at: int = 0, n: int | None = None) -> int:
-    """``routine`` (``dpotrf`` or ``dpotri``, lower triangle) in place on the Fortran-ordered square
-    ``F`` or its diagonal block ``F[at:at + n, at:at + n]``; LAPACK's ``info``."""
+    """``routine`` (``potrf`` or ``potri``, lower triangle, in ``F``'s precision) in place on the
+    Fortran-ordered square ``F`` or its diagonal block ``F[at:at + n, at:at + n]``; LAPACK's ``info``."""
     _check(F)
     n = F.shape[0] - at if n is None else n
     info = ctypes.c_int(0)
-    _routine(routine)(b"L", _byref(n), _at(F, at, at), _byref(F.shape[0]), ctypes.byref(info))
+    _routine(_PREFIX[F.dtype] + routine)(b"L", _byref(n), _at(F, at, at), _byref(F.shape[0]), ctypes.byref(info))
     return info.value
 
 
 def _blas(routine: str, *args) -> None:
     """``routine`` with ``args`` as Fortran wants them: flags as bytes, sizes and scalars by reference
-    (ints and floats), pointers as ints."""
-    _routine(routine)(*(a if isinstance(a, (bytes, _Pointer)) else _byref(a) for a in args))
+    (ints, and floats in the routine's precision), pointers as ints."""
+    real = ctypes.c_float if routine[0] == "s" else ctypes.c_double
+    _routine(routine)(*(a if isinstance(a, (bytes, _Pointer)) else _byref(a, real) for a in args))
 
 
 class _Pointer(int):
@@ -127,13 +131,13 @@ def _at(F: np.ndarray, row: int, col: int) -> _Pointer:
     return _Pointer(F.ctypes.data + (col * F.shape[0] + row) * F.itemsize)
 
 
-def _byref(value):
-    return ctypes.byref(ctypes.c_double(value) if isinstance(value, float) else ctypes.c_int(value))
+def _byref(value, real=ctypes.c_double):
+    return ctypes.byref(real(value) if isinstance(value, float) else ctypes.c_int(value))
 
 
 def _check(F: np.ndarray) -> None:
-    if not (F.flags.f_contiguous and F.dtype == np.float64 and F.ndim == 2 and F.shape[0] == F.shape[1]):
-        raise ValueError(f"a square Fortran-ordered float64 array is needed, not {F.dtype} {F.shape}")
+    if not (F.flags.f_contiguous and F.dtype in _PREFIX and F.ndim == 2 and F.shape[0] == F.shape[1]):
+        raise ValueError(f"a square Fortran-ordered float64 or float32 array is needed, not {F.dtype} {F.shape}")
 
 
 def _mirror_upper(P: np.ndarray, block: int = 512) -> None:
@@ -151,5 +155,7 @@ def _mirror_upper(P: np.ndarray, block: int = 512) -> None:
 def _routine(name: str):
     from numba.extending import get_cython_function_address
 
-    library, arguments = _SIGNATURES[name]
+    library, arguments = _SIGNATURES[name[1:]]
+    real = ctypes.POINTER(ctypes.c_float if name[0] == "s" else ctypes.c_double)
+    arguments = tuple(real if a is _real else a for a in arguments)
     return ctypes.CFUNCTYPE(None, *arguments)(get_cython_function_address(f"scipy.linalg.cython_{library}", name))
