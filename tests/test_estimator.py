@@ -311,8 +311,8 @@ def test_mixed_intersection_is_the_set_intersection(seed, memory, k):
 def test_relaxation_bitset_paths_equal_the_list_paths(seed, density, n_rows):
     """Below density 1, dense relations take the bit-sliced counter and the column-bitset scan
     where their columns have bitsets; sparse ones walk the index lists (the lightest columns' lists
-    in step 1, the lightest rows' in step 2, then searches of the candidates).  All give the same co-clusters.  (Density 1 takes
-    neither: it intersects lists, see the next test.)"""
+    in step 1, the lightest rows' in step 2, then searches of the candidates).  All give the same
+    co-clusters.  (Density 1 takes neither: it intersects lists, see the next test.)"""
     import coclust.relax as relax_mod
 
     rng = np.random.default_rng(seed)
