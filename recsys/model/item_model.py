@@ -47,12 +47,12 @@ from .threads import cores, in_threads
 DENSE_GRAM_ITEMS = 8_000
 DENSE_GRAM_SHARE = 0.25
 DENSE_GRAM_BYTES = 4 << 30
-# EASE's inverse of a larger catalogue is taken in single precision: the Gram matrix of 0/1 likes holds
-# counts, exact in float32 below 2^24 users, and the routines take half the time and memory (11,719
-# movies: 16.2 s against 8.5 s; 18,530: 76.6 s against 37.8 s).  EASE's weights then differ from float64's by 4e-6 of
-# their norm (1 M and 10 M ratings, λ 400; every movie's ten largest weights the same but 1 in 10^5).
-# Below it the inverse takes under a second in double precision, and small data (MovieLens 100K's
-# evaluations) keeps its floats.
+# the dense inverse of a catalogue this large or larger is taken in single precision (the item model's
+# and EASE's): the Gram matrix of 0/1 likes holds counts, exact in float32 below 2^24 users, and the
+# routines take half the time and memory (11,719 movies: 8.5 s against 16.2 s; 18,530: 37.8 s against
+# 76.6 s).  EASE's weights then differ from float64's by 4e-6 of their norm (1 M and 10 M ratings,
+# λ 400; every movie's ten largest weights the same but 1 in 10^5).  Below it the inverse takes under
+# a second in double precision, and small data keeps its floats.
 SINGLE_PRECISION_INVERSE_ITEMS = 4_096
 # flops the per-item solves may take (about four seconds on two cores); above it supports are capped
 FLOP_BUDGET = 1e11
