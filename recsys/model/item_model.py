@@ -251,13 +251,15 @@ def full_weights(liked: Csr, l2: float) -> Csr:
     return _dense_to_csr(ease_weights(liked.to_scipy(), l2))
 
 
-def ease_weights(X, l2: float) -> np.ndarray:
+def ease_weights(X, l2: float, dtype=None) -> np.ndarray:
     """EASE's closed form (Steck 2019) on a scipy sparse users × items ``X``: the dense items ×
     items ``W = I - P / diag(P)``, ``P = (X'X + λI)^-1``, zero diagonal, negative weights kept;
-    items² memory, one such array (``P`` and ``W`` are made in the Gram matrix's memory), in the
-    precision the item model's inverse takes (:func:`inverse_dtype`)."""
+    items² memory, one such array (``P`` and ``W`` are made in the Gram matrix's memory), in
+    ``dtype`` (default: the precision the item model's inverse takes, :func:`inverse_dtype`)."""
     X = X.astype(np.float64)
-    G = _dense_gram(X, inverse_dtype(X, binary=bool(X.nnz == 0 or np.all(X.data == 1.0))))
+    if dtype is None:
+        dtype = inverse_dtype(X, binary=bool(X.nnz == 0 or np.all(X.data == 1.0)))
+    G = _dense_gram(X, dtype)
     G[np.diag_indices_from(G)] += l2
     W = spd_inverse(G)
     W /= -np.diag(W).copy()
