@@ -554,6 +554,8 @@ def test_a_large_catalogues_inverse_is_single_precision_where_its_counts_are_exa
     assert W == pytest.approx(np.where(on_support, want, 0.0), abs=tolerance * np.abs(want).max())
     im.ease_weights(liked.to_scipy(), 3.0, np.float64)  # asked for: the evaluations' anchor
     assert inverted[-1] == np.float64
+    im.full_weights(liked, 3.0)  # the full-support control: double, as the anchor
+    assert inverted[-1] == np.float64
     monkeypatch.setattr(im, "SINGLE_PRECISION_INVERSE_ITEMS", 41)  # one item short: double precision
     im.ease_weights(liked.to_scipy(), 3.0)
     assert inverted[-1] == np.float64
