@@ -273,8 +273,14 @@ def inverse_dtype(X, binary: bool):
     """The precision of the dense inverse over the columns of the users × items ``X``: float32 for
     a catalogue of :data:`SINGLE_PRECISION_INVERSE_ITEMS` items or more whose Gram matrix holds
     exact counts in it (``binary``: 0/1 values, fewer than 2^24 users), float64 otherwise."""
-    single = binary and X.shape[0] < 2**24 and X.shape[1] >= SINGLE_PRECISION_INVERSE_ITEMS
+    single = _counts_exact_in_float32(X, binary) and X.shape[1] >= SINGLE_PRECISION_INVERSE_ITEMS
     return np.float32 if single else np.float64
+
+
+def _counts_exact_in_float32(X, binary: bool) -> bool:
+    """Whether ``X'X`` of the users × items ``X`` holds counts float32 keeps exactly: 0/1 values
+    (``binary``) and fewer than 2^24 users."""
+    return binary and X.shape[0] < 2**24
 
 
 def _dense_to_csr(W: np.ndarray) -> Csr:
@@ -320,7 +326,7 @@ def _item_weights(liked: Csr, support: Csr, l2: float, threads, budget: float, m
     X = liked.to_scipy().tocsc().astype(np.float64)[:, active]
     # 0/1 likes: G holds counts of users, exact in float32 (below 2^24), whose gathers then read
     # half the memory (the solves' systems are memory bound on large catalogues)
-    G = gram(X, np.float32 if liked.values is None and X.shape[0] < 2**24 else np.float64)
+    G = gram(X, np.float32 if _counts_exact_in_float32(X, liked.values is None) else np.float64)
     support = capped_support(_restrict(support, active), G, budget, max_partners)
     if threads is None:
         threads = cores()
