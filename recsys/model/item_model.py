@@ -49,12 +49,12 @@ DENSE_GRAM_SHARE = 0.25
 DENSE_GRAM_BYTES = 4 << 30
 # the dense inverse of a catalogue this large or larger is taken in single precision (the item model's
 # and EASE's): the Gram matrix of 0/1 likes holds counts, exact in float32 below 2^24 users, and the
-# routines take half the time and memory (11,719 movies: 8.5 s against 16.2 s; 18,530: 37.8 s against
-# 76.6 s).  EASE's weights then differ from float64's by 4e-6 of their norm (1 M and 10 M ratings,
-# λ 400; every movie's ten largest weights the same but 1 in 10^5).  Below it, small catalogues keep
-# double precision (a 1 M-rating train at 3,706 movies was 5.4-6.1 s against 6.4-7.2 s in single: not
-# adopted yet, it changes every 1 M result).
-SINGLE_PRECISION_INVERSE_ITEMS = 4_096
+# routines take half the time and memory (3,706 movies: 0.33 s against 0.64 s; 11,719: 8.5 s against
+# 16.2 s; 18,530: 37.8 s against 76.6 s).  EASE's weights then differ from float64's by 4e-6 of their
+# norm (1 M and 10 M ratings, λ 400; every movie's ten largest weights the same but 1 in 10^5).
+# Below it the inverse is cheap (2,048 movies: about 0.1 s in double) and small catalogues keep
+# double precision; from it a 1 M-rating train at 3,706 movies took 5.4-6.1 s against 6.4-7.2 s.
+SINGLE_PRECISION_INVERSE_ITEMS = 2_048
 # flops the per-item solves may take (about four seconds on two cores); above it supports are capped
 FLOP_BUDGET = 1e11
 
