@@ -16,7 +16,9 @@ and in the same run:
   wall time per user, process start included;
 - its peers (:mod:`benchmarks.peers`: EASE, iALS, SANSA, the most popular items), each tuned on a
   tenth of the training ratings with grids extended past any edge the choice sits on, refitted and
-  scored on the same split, each in its own child process: fit time, peak memory, NDCG@10.
+  scored on the same split, each in its own child process: fit time, peak memory, NDCG@10;
+- the product's NDCG@10 minus each peer's with a 95 % paired bootstrap interval over the test users
+  (``ndcg@10_versus``): a difference whose interval holds 0 is a level, not a win or a loss.
 
 Per size it prints the product's train time over EASE's fit time and the spread of the train time
 across structures (the largest over the smallest).
@@ -143,8 +145,10 @@ def lists(model: Path, users: list, work: Path) -> dict:
     }
 
 
-def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
-    """Held-out AUC and NDCG@10 of the saved model, scored as the evaluation scores every method."""
+def accuracy(ratings_csv: Path, model_dir: Path, per_user: Path | None = None) -> dict:
+    """Held-out AUC and NDCG@10 of the saved model, scored as the evaluation scores every method;
+    ``per_user``: a ``.npy`` file for the NDCG@10 of every test user (sorted ids, as the peers')."""
+    import numpy as np
     import pandas as pd
 
     from ingest.splits import split_ratings
@@ -162,17 +166,19 @@ def accuracy(ratings_csv: Path, model_dir: Path) -> dict:
     if not profile.model.fitted_.implicit:
         scores = profile.score(test["user"].to_numpy(), test["item"].to_numpy())
         auc = roc_auc(test["rating"].to_numpy() > 2, fill_uncovered(scores.score, scores.covered))
-    return {
-        "auc": auc,
-        "ndcg@10": float(ndcg_per_user(top_lists(profile, task), task.relevant).mean()),
-        "users_listed": len(task),
-    }
+    values = ndcg_per_user(top_lists(profile, task), task.relevant)
+    if per_user is not None:
+        np.save(per_user, values)
+    return {"auc": auc, "ndcg@10": float(values.mean()), "users_listed": len(task)}
 
 
 def peer(name: str, ratings_csv: Path, max_fits: int, work: Path, weights_per_item: float | None = None) -> dict:
     """One peer tuned, refitted and scored in its own child process (:mod:`benchmarks.peers`);
-    SANSA keeps ``weights_per_item`` (the product's)."""
+    SANSA keeps ``weights_per_item`` (the product's); its NDCG@10 per test user goes to
+    ``work/ndcg-NAME.npy``."""
     fixed = ["--weights-per-item", f"{weights_per_item:.1f}"] if name == "sansa" and weights_per_item else []
+    per_user = work / f"ndcg-{name}.npy"
+    per_user.unlink(missing_ok=True)
     cmd = [
         sys.executable,
         "-m",
@@ -183,6 +189,8 @@ def peer(name: str, ratings_csv: Path, max_fits: int, work: Path, weights_per_it
         str(ratings_csv),
         "--max-fits",
         str(max_fits),
+        "--per-user",
+        str(per_user),
         *fixed,
     ]
     try:
@@ -344,8 +352,10 @@ def measure(n: int, structure: str, args, peers: list[str], work: Path) -> dict:
         "train_args": args.train_args,
     }
     row.update(train(ratings_csv, items_csv, here / "model", tuple(shlex.split(args.train_args))))
+    product_per_user = here / "ndcg-product.npy"
+    product_per_user.unlink(missing_ok=True)
     if not args.no_accuracy:
-        row.update(accuracy(ratings_csv, here / "model"))
+        row.update(accuracy(ratings_csv, here / "model", product_per_user))
     ratings = pd.read_csv(ratings_csv, usecols=["user", "item", "rating"])
     row["head_share"] = float(ratings["item"].value_counts().iloc[0] / ratings["user"].nunique())
     row["like_share"] = float((ratings["rating"] > 2).mean())
@@ -359,7 +369,27 @@ def measure(n: int, structure: str, args, peers: list[str], work: Path) -> dict:
     ease = row["peers"].get("ease", {})
     if ease.get("fit_seconds"):
         row["train_over_ease_fit"] = row["seconds"] / ease["fit_seconds"]
+    versus = ndcg_versus(here, peers)
+    if versus:
+        row["ndcg@10_versus"] = versus
     return row
+
+
+def ndcg_versus(here: Path, peers: list[str]) -> dict:
+    """The product's NDCG@10 minus each peer's, averaged over the test users, with its 95 % paired
+    bootstrap interval over users (:func:`recsys.evaluation.intervals.paired_bootstrap_means`), from
+    the per-user files this run wrote in ``here``; {} without the product's."""
+    import numpy as np
+
+    from recsys.evaluation.intervals import paired_bootstrap_means
+
+    files = {"product": here / "ndcg-product.npy", **{p: here / f"ndcg-{p}.npy" for p in peers}}
+    values = {m: np.load(f) for m, f in files.items() if f.exists()}
+    if "product" not in values:
+        return {}
+    # the same split and RankingTask order the same users; a count that differs is another split's
+    values = {m: v for m, v in values.items() if len(v) == len(values["product"])}
+    return paired_bootstrap_means(values, "product")["versus"] if len(values) > 1 else {}
 
 
 def _weights_per_item(model: Path) -> float | None:

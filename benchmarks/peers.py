@@ -287,11 +287,18 @@ class Ranker:
 
 def ndcg(peer, train, test) -> tuple[float, float]:
     """``(NDCG@10 on test, fit seconds)`` of ``peer`` fitted on ``train``."""
+    values, seconds = ndcg_per_test_user(peer, train, test)
+    return float(values.mean()), seconds
+
+
+def ndcg_per_test_user(peer, train, test) -> tuple[np.ndarray, float]:
+    """``(NDCG@10 of every test user, fit seconds)`` of ``peer`` fitted on ``train``; the users in
+    the order of :class:`~recsys.evaluation.ranking.RankingTask` (sorted ids), the product's too."""
     from recsys.evaluation.ranking import RankingTask, catalogue_of, ndcg_per_user, top_lists
 
     ranker = Ranker(peer, train)
     task = RankingTask.of(train, test, catalogue_of(train))
-    return float(ndcg_per_user(top_lists(ranker, task), task.relevant).mean()), ranker.fit_seconds
+    return ndcg_per_user(top_lists(ranker, task), task.relevant), ranker.fit_seconds
 
 
 def tune(name: str, train, max_fits: int, fixed: dict | None = None) -> dict:
@@ -342,9 +349,10 @@ def tune(name: str, train, max_fits: int, fixed: dict | None = None) -> dict:
     }
 
 
-def run(name: str, ratings_csv: str, max_fits: int, fixed: dict | None = None) -> dict:
+def run(name: str, ratings_csv: str, max_fits: int, fixed: dict | None = None, per_user: str | None = None) -> dict:
     """Tune ``name`` on the training part of ``ratings_csv`` (split :data:`SPLIT`), refit, score;
-    ``fixed`` settings are held (SANSA's weights per item)."""
+    ``fixed`` settings are held (SANSA's weights per item); ``per_user``: a ``.npy`` file for the
+    refit's NDCG@10 of every test user (:func:`ndcg_per_test_user`), for paired intervals."""
     import pandas as pd
 
     from ingest.splits import split_ratings
@@ -358,10 +366,12 @@ def run(name: str, ratings_csv: str, max_fits: int, fixed: dict | None = None) -
     start = time.perf_counter()
     tuning = tune(name, train, max_fits, fixed)
     tune_seconds = time.perf_counter() - start
-    value, fit_seconds = ndcg(MAKERS[name](**tuning["chosen"]), train, test)
+    values, fit_seconds = ndcg_per_test_user(MAKERS[name](**tuning["chosen"]), train, test)
+    if per_user:
+        np.save(per_user, values)
     return {
         "method": name,
-        "ndcg@10": value,
+        "ndcg@10": float(values.mean()),
         "fit_seconds": fit_seconds,
         "tune_seconds": tune_seconds,
         "peak_mb": _own_peak_mb(),
@@ -388,9 +398,10 @@ def main(argv: list[str] | None = None) -> None:
         type=float,
         help=f"SANSA's weights per item (default {SANSA_WEIGHTS_PER_ITEM}; the scale benchmark passes the product's)",
     )
+    parser.add_argument("--per-user", help="write the refit's NDCG@10 of every test user here (.npy, sorted ids)")
     args = parser.parse_args(argv)
     fixed = {"weights_per_item": args.weights_per_item} if args.method == "sansa" and args.weights_per_item else None
-    print(json.dumps(run(args.method, args.ratings, args.max_fits, fixed), default=float))
+    print(json.dumps(run(args.method, args.ratings, args.max_fits, fixed, args.per_user), default=float))
 
 
 if __name__ == "__main__":

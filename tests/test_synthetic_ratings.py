@@ -132,6 +132,11 @@ def test_scale_benchmark_measures_a_small_run(tmp_path):
         assert set(ease["axes"]) == {"lamb"} and ease["fits"] <= 3 and "open_edge" in ease["axes"]["lamb"]
         assert run["train_over_ease_fit"] == pytest.approx(run["seconds"] / ease["fit_seconds"])
         assert 0 <= popular["ndcg@10"] <= 1
+        for name, peer in (("ease", ease), ("popular", popular)):  # paired over the same test users
+            versus = run["ndcg@10_versus"][name]
+            assert versus["diff"] == pytest.approx(run["ndcg@10"] - peer["ndcg@10"])
+            low, high = versus["diff_ci"]
+            assert low <= versus["diff"] <= high
     assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
 
 
