@@ -146,7 +146,24 @@ def readme_paragraph(runs: list[dict]) -> str:
             f"The lists trail EASE's in {len(trailing)} of the {len(compared)} rows where EASE was run, by "
             f"{_span(trailing, 4)} NDCG@10: the co-clustered pairs leave out weight EASE uses."
         )
+    verdicts = _against_ease(compared)
+    if verdicts:
+        parts.append(verdicts)
     return " ".join(parts) + "\n"
+
+
+def _against_ease(rows: list[dict]) -> str:
+    """How many rows the product's lists are below, level with or above EASE's on the paired
+    interval over test users (``ndcg@10_versus``), where the row has it."""
+    paired = [r["ndcg@10_versus"]["ease"] for r in rows if "ease" in r.get("ndcg@10_versus", {})]
+    if not paired:
+        return ""
+    below = sum(v["diff_ci"][1] < 0 for v in paired)
+    above = sum(v["diff_ci"][0] > 0 for v in paired)
+    counts = [f"below EASE's in {below}", f"level with them in {len(paired) - below - above}", f"above in {above}"]
+    return (
+        f"On the 95 % paired interval over test users ({len(paired)} of those rows), the lists are {', '.join(counts)}."
+    )
 
 
 def paragraph_from(path: Path = RESULTS) -> str:

@@ -196,3 +196,19 @@ def test_the_readme_implicit_paragraph_is_rendered_from_the_results():
 
     runs = runs_in(ROOT / "experiments/results/implicit", DATASETS)
     assert readme_paragraph(runs) in (ROOT / "README.md").read_text()
+
+
+def test_the_paragraph_counts_rows_below_level_and_above_ease_by_their_intervals():
+    """A row is below or above EASE only where its paired interval excludes 0; rows without
+    per-user values are not counted."""
+    from benchmarks.scale_pages import _against_ease
+
+    def row(low, high):
+        return {"ndcg@10_versus": {"ease": {"diff": (low + high) / 2, "diff_ci": [low, high]}}}
+
+    rows = [row(-0.002, -0.0003), row(-0.002, 0.003), row(0.0, 0.004), row(0.001, 0.004), {}]
+    assert _against_ease(rows) == (
+        "On the 95 % paired interval over test users (4 of those rows), the lists are below EASE's in 1, "
+        "level with them in 2, above in 1."
+    )
+    assert _against_ease([{}]) == ""
