@@ -16,7 +16,8 @@ and in the same run:
   wall time per user, process start included;
 - its peers (:mod:`benchmarks.peers`: EASE, iALS, SANSA, the most popular items), each tuned on a
   tenth of the training ratings with grids extended past any edge the choice sits on, refitted and
-  scored on the same split, each in its own child process: fit time, peak memory, NDCG@10;
+  scored on the same split, each in its own child process: fit time, peak memory, NDCG@10 (with
+  ``--train-args=--implicit`` they learn from every rating, as the product then does);
 - the product's NDCG@10 minus each peer's with a 95 % paired bootstrap interval over the test users
   (``ndcg@10_versus``): a difference whose interval holds 0 is a level, not a win or a loss.
 
@@ -172,11 +173,19 @@ def accuracy(ratings_csv: Path, model_dir: Path, per_user: Path | None = None) -
     return {"auc": auc, "ndcg@10": float(values.mean()), "users_listed": len(task)}
 
 
-def peer(name: str, ratings_csv: Path, max_fits: int, work: Path, weights_per_item: float | None = None) -> dict:
+def peer(
+    name: str,
+    ratings_csv: Path,
+    max_fits: int,
+    work: Path,
+    weights_per_item: float | None = None,
+    implicit: bool = False,
+) -> dict:
     """One peer tuned, refitted and scored in its own child process (:mod:`benchmarks.peers`);
-    SANSA keeps ``weights_per_item`` (the product's); its NDCG@10 per test user goes to
-    ``work/ndcg-NAME.npy``."""
+    SANSA keeps ``weights_per_item`` (the product's); ``implicit``: it learns from every rating, as
+    the product trained with ``--implicit``; its NDCG@10 per test user goes to ``work/ndcg-NAME.npy``."""
     fixed = ["--weights-per-item", f"{weights_per_item:.1f}"] if name == "sansa" and weights_per_item else []
+    fixed += ["--implicit"] if implicit else []
     per_user = work / f"ndcg-{name}.npy"
     per_user.unlink(missing_ok=True)
     cmd = [
@@ -365,7 +374,8 @@ def measure(n: int, structure: str, args, peers: list[str], work: Path) -> dict:
     row["lists"] = lists(here / "model", sorted(fit["user"].unique().tolist()), here)
     per_item = _weights_per_item(here / "model")
     row["item_weights_per_item"] = per_item
-    row["peers"] = {name: peer(name, ratings_csv, args.max_fits, here, per_item) for name in peers}
+    implicit = "--implicit" in shlex.split(args.train_args)  # the peers get the product's input
+    row["peers"] = {name: peer(name, ratings_csv, args.max_fits, here, per_item, implicit) for name in peers}
     ease = row["peers"].get("ease", {})
     if ease.get("fit_seconds"):
         row["train_over_ease_fit"] = row["seconds"] / ease["fit_seconds"]

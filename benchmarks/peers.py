@@ -1,8 +1,9 @@
 """The scale benchmark's peers: EASE, iALS and SANSA, tuned, fitted and scored like the product.
 
 Each peer learns from the users × items 0/1 matrix of the training likes (a rating above 2, the
-product's like) and scores every catalogue item for a user (``x_u W`` for the item–item models,
-``p_u · q_i`` for iALS).  Settings are chosen on a seeded tenth of the training ratings (fitted on
+product's like; with ``--implicit`` every training rating, as the product's ``--implicit`` reads
+them) and scores every catalogue item for a user (``x_u W`` for the item–item models, ``p_u · q_i``
+for iALS).  Settings are chosen on a seeded tenth of the training ratings (fitted on
 the rest, NDCG@10 of that tenth's lists), one axis at a time, and **an axis whose best value sits on
 an open edge of its grid is extended** (×4 or ÷4) until the best is interior or the number of fits
 allowed is spent (then the report says so); the chosen point is refitted on all training ratings
@@ -254,17 +255,24 @@ def available(name: str) -> str | None:
 
 
 # -- fitting and scoring, as the product is scored ----------------------------------------------------
-class Ranker:
-    """A peer fitted on the likes of ``train``, as the evaluation's rankers are (``rank_block``)."""
+def positives(train, implicit: bool = False):
+    """The rows of ``train`` a peer learns from: its likes (a rating above :data:`LIKE`), or with
+    ``implicit`` every rating, as the product reads them with ``--implicit``."""
+    return train if implicit else train[train["rating"].to_numpy(dtype=np.float64) > LIKE]
 
-    def __init__(self, peer, train):
+
+class Ranker:
+    """A peer fitted on the likes of ``train`` (every rating if ``implicit``), as the evaluation's
+    rankers are (``rank_block``)."""
+
+    def __init__(self, peer, train, implicit: bool = False):
         import pandas as pd
         import scipy.sparse as sp
 
         self.peer = peer
         self.users = pd.Index(pd.unique(train["user"]))
         self.items = pd.Index(np.unique(train["item"].to_numpy()))
-        likes = train[train["rating"].to_numpy(dtype=np.float64) > LIKE]
+        likes = positives(train, implicit)
         r, c = self.users.get_indexer(likes["user"]), self.items.get_indexer(likes["item"])
         self.X = sp.csr_matrix((np.ones(len(r), np.float32), (r, c)), shape=(len(self.users), len(self.items)))
         start = time.perf_counter()
@@ -285,30 +293,30 @@ class Ranker:
         return out
 
 
-def ndcg(peer, train, test) -> tuple[float, float]:
+def ndcg(peer, train, test, implicit: bool = False) -> tuple[float, float]:
     """``(NDCG@10 on test, fit seconds)`` of ``peer`` fitted on ``train``."""
-    values, seconds = ndcg_per_test_user(peer, train, test)
+    values, seconds = ndcg_per_test_user(peer, train, test, implicit)
     return float(values.mean()), seconds
 
 
-def ndcg_per_test_user(peer, train, test) -> tuple[np.ndarray, float]:
+def ndcg_per_test_user(peer, train, test, implicit: bool = False) -> tuple[np.ndarray, float]:
     """``(NDCG@10 of every test user, fit seconds)`` of ``peer`` fitted on ``train``; the users in
     the order of :class:`~recsys.evaluation.ranking.RankingTask` (sorted ids), the product's too."""
     from recsys.evaluation.ranking import RankingTask, catalogue_of, ndcg_per_user, top_lists
 
-    ranker = Ranker(peer, train)
+    ranker = Ranker(peer, train, implicit)
     task = RankingTask.of(train, test, catalogue_of(train))
     return ndcg_per_user(top_lists(ranker, task), task.relevant), ranker.fit_seconds
 
 
-def tune(name: str, train, max_fits: int, fixed: dict | None = None) -> dict:
+def tune(name: str, train, max_fits: int, fixed: dict | None = None, implicit: bool = False) -> dict:
     """The chosen point of ``name`` on a seeded tenth of ``train`` (see the module docstring), with
     every point tried and, per axis, its final grid, the value chosen and whether it is left on an
     open edge (only when the fits allowed ran out); ``fixed`` settings are held, not tuned."""
     from recsys.evaluation.protocol import split_for_tuning
 
     inner, held = split_for_tuning(train, seed=0)
-    likes = train[train["rating"] > LIKE]
+    likes = positives(train, implicit)
     space = spaces(train["item"].nunique(), len(likes) / max(likes["item"].nunique(), 1))[name]
     best = {**space.start, **(fixed or {})}
     tried: dict[tuple, float] = {}
@@ -318,7 +326,7 @@ def tune(name: str, train, max_fits: int, fixed: dict | None = None) -> dict:
         if key not in tried:
             if len(tried) >= max_fits:
                 return None
-            tried[key] = ndcg(MAKERS[name](**point), inner, held)[0]
+            tried[key] = ndcg(MAKERS[name](**point), inner, held, implicit)[0]
         return tried[key]
 
     axes = {}
@@ -349,10 +357,18 @@ def tune(name: str, train, max_fits: int, fixed: dict | None = None) -> dict:
     }
 
 
-def run(name: str, ratings_csv: str, max_fits: int, fixed: dict | None = None, per_user: str | None = None) -> dict:
+def run(
+    name: str,
+    ratings_csv: str,
+    max_fits: int,
+    fixed: dict | None = None,
+    per_user: str | None = None,
+    implicit: bool = False,
+) -> dict:
     """Tune ``name`` on the training part of ``ratings_csv`` (split :data:`SPLIT`), refit, score;
     ``fixed`` settings are held (SANSA's weights per item); ``per_user``: a ``.npy`` file for the
-    refit's NDCG@10 of every test user (:func:`ndcg_per_test_user`), for paired intervals."""
+    refit's NDCG@10 of every test user (:func:`ndcg_per_test_user`), for paired intervals;
+    ``implicit``: learn from every rating (:func:`positives`)."""
     import pandas as pd
 
     from ingest.splits import split_ratings
@@ -364,9 +380,9 @@ def run(name: str, ratings_csv: str, max_fits: int, fixed: dict | None = None, p
     if name == "ease" and train["item"].nunique() > EASE_MAX_ITEMS:
         return {"method": name, "skipped": f"{train['item'].nunique():,} items: items² arrays would not fit"}
     start = time.perf_counter()
-    tuning = tune(name, train, max_fits, fixed)
+    tuning = tune(name, train, max_fits, fixed, implicit)
     tune_seconds = time.perf_counter() - start
-    values, fit_seconds = ndcg_per_test_user(MAKERS[name](**tuning["chosen"]), train, test)
+    values, fit_seconds = ndcg_per_test_user(MAKERS[name](**tuning["chosen"]), train, test, implicit)
     if per_user:
         np.save(per_user, values)
     return {
@@ -399,9 +415,13 @@ def main(argv: list[str] | None = None) -> None:
         help=f"SANSA's weights per item (default {SANSA_WEIGHTS_PER_ITEM}; the scale benchmark passes the product's)",
     )
     parser.add_argument("--per-user", help="write the refit's NDCG@10 of every test user here (.npy, sorted ids)")
+    parser.add_argument(
+        "--implicit", action="store_true", help="learn from every rating, as `recsys train --implicit` (default: likes)"
+    )
     args = parser.parse_args(argv)
     fixed = {"weights_per_item": args.weights_per_item} if args.method == "sansa" and args.weights_per_item else None
-    print(json.dumps(run(args.method, args.ratings, args.max_fits, fixed, args.per_user), default=float))
+    result = run(args.method, args.ratings, args.max_fits, fixed, args.per_user, args.implicit)
+    print(json.dumps({**result, "implicit": args.implicit}, default=float))
 
 
 if __name__ == "__main__":

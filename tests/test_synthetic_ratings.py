@@ -153,7 +153,7 @@ def test_a_peers_grid_grows_past_the_edge_its_choice_sits_on(tmp_path):
             calls.append(lamb)
             self.lamb = lamb
 
-    def fake_ndcg(peer, train, test):
+    def fake_ndcg(peer, train, test, implicit=False):
         return -abs(np.log(peer.lamb / 1600.0)), 0.0
 
     import unittest.mock as mock
@@ -314,3 +314,20 @@ def test_sansa_lists_score_the_product_of_its_factors():
         chained.model = mock.Mock(weights=(A, B))
         np.testing.assert_allclose(chained.scores(rows), want, rtol=1e-6)
         assert chained.W is None
+
+
+def test_peers_learn_from_likes_or_with_implicit_from_every_rating():
+    """The scale benchmark's peers get the product's input: likes (a rating above 2), or every
+    rating when the product is trained with --implicit."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks import peers
+
+    class Kept:
+        def fit(self, X):
+            self.X = X
+
+    train = pd.DataFrame({"user": [1, 1, 2, 2, 3], "item": [10, 11, 10, 12, 11], "rating": [5, 1, 2, 4, 3]})
+    likes = peers.Ranker(Kept(), train).X.toarray()
+    every = peers.Ranker(Kept(), train, implicit=True).X.toarray()
+    assert likes.sum() == 3 and every.sum() == 5  # ratings 5, 4, 3 are likes; 1 and 2 are not
+    assert ((every - likes) >= 0).all()
