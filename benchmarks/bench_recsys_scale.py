@@ -184,8 +184,8 @@ def peer(
     """One peer tuned, refitted and scored in its own child process (:mod:`benchmarks.peers`);
     SANSA keeps ``weights_per_item`` (the product's); ``implicit``: it learns from every rating, as
     the product trained with ``--implicit``; its NDCG@10 per test user goes to ``work/ndcg-NAME.npy``."""
-    fixed = ["--weights-per-item", f"{weights_per_item:.1f}"] if name == "sansa" and weights_per_item else []
-    fixed += ["--implicit"] if implicit else []
+    options = ["--weights-per-item", f"{weights_per_item:.1f}"] if name == "sansa" and weights_per_item else []
+    options += ["--implicit"] if implicit else []
     per_user = work / f"ndcg-{name}.npy"
     per_user.unlink(missing_ok=True)
     cmd = [
@@ -200,7 +200,7 @@ def peer(
         str(max_fits),
         "--per-user",
         str(per_user),
-        *fixed,
+        *options,
     ]
     try:
         seconds, peak, text = child(cmd, work / f"peer-{name}.log")
