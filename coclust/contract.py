@@ -30,6 +30,7 @@ class CoClusteringParams(Params):
         "transpose": [BOOLEAN],
         "min_bucket": [Interval(int, 1, None)],
         "skip_covered": [BOOLEAN],
+        "region_cover": [Interval(int, 1, None)],
         "assign_uncovered": [BOOLEAN],
         "max_concepts": [Interval(int, 1, None)],
         "column_order": [Options("index", "degree", "auto")],
@@ -53,6 +54,7 @@ class CoClusteringParams(Params):
         transpose: bool = True,
         min_bucket: int = 2,
         skip_covered: bool = False,
+        region_cover: int = 1,
         assign_uncovered: bool = False,
         max_concepts: int = 2_000_000,
         column_order: str = "index",
@@ -72,6 +74,7 @@ class CoClusteringParams(Params):
         self.transpose = transpose
         self.min_bucket = min_bucket
         self.skip_covered = skip_covered
+        self.region_cover = region_cover
         self.assign_uncovered = assign_uncovered
         self.max_concepts = max_concepts
         self.column_order = column_order

@@ -60,6 +60,12 @@ class HBLCoClust(BiclusterMixin, BaseEstimator, CoClustering):
         that no enumerated region holds yet.  Bounds step 4 to at most
         ``n_objects + n_features`` regions (MovieLens with minO = minF = 2
         has millions of distinct regions, each with up to 10^5 concepts).
+    region_cover : int, default=1
+        With ``skip_covered``, how many enumerated regions must hold an
+        object or feature before it stops admitting a region: a region is
+        enumerated while it holds one held by fewer (1 is the author's
+        heuristic).  Bounds step 4 to ``region_cover × (n_objects +
+        n_features)`` regions.
     assign_uncovered : bool, default=False
         The author's post-processing (not one of the paper's six steps, but in
         the code behind its tables, which report every object covered): each

@@ -74,7 +74,16 @@ class CoClustering(CoClusteringParams):
                 seeds = self._seeds(D, Dt, rng, seeds_of)
                 self.n_seeds_ = len(seeds)
             with _timed(timings, "regions", tell):  # step 3
-                regions = find_regions(D, Dt, seeds, self.min_rows, self.min_cols, self.skip_covered, self.lsh_memory)
+                regions = find_regions(
+                    D,
+                    Dt,
+                    seeds,
+                    self.min_rows,
+                    self.min_cols,
+                    self.skip_covered,
+                    memory=self.lsh_memory,
+                    cover=self.region_cover,
+                )
                 self.n_regions_ = len(regions)
             with _timed(timings, "inclose", tell):  # step 4: In-Close2 on every region
                 cc = self._concepts(D, regions)

@@ -158,38 +158,41 @@ def _regions(rel, seeds, which, min_rows, min_cols, out_row_ptr, out_rows, out_c
 _MIN_CHUNK_BYTES = 1 << 20  # of the regions written at once by _first_covering
 
 
-def _first_covering(run, order, nr, nc, n_rows, n_cols, chunk_bytes: int) -> np.ndarray:
-    """The seeds of ``order`` (in that order) whose region brings a row or column not yet covered.
+def _first_covering(run, order, nr, nc, n_rows, n_cols, chunk_bytes: int, cover: int = 1) -> np.ndarray:
+    """The seeds of ``order`` (in that order) whose region holds a row or column that fewer than
+    ``cover`` regions kept before it hold.
 
     The regions of a chunk of seeds (about ``chunk_bytes`` of them, from their sizes ``nr``, ``nc``)
     are written on the thread pool by ``run`` (:func:`find_regions`'s), then scanned in order: the
     intersections, most of the work, no longer run on one thread."""
-    row_seen = np.zeros(n_rows, dtype=np.bool_)
-    col_seen = np.zeros(n_cols, dtype=np.bool_)
+    row_held = np.zeros(n_rows, dtype=np.int64)
+    col_held = np.zeros(n_cols, dtype=np.int64)
     keep = np.zeros(len(order), dtype=np.bool_)
     ends = np.cumsum(8 * (nr[order] + nc[order]))
     lo = 0
     while lo < len(order):
         done = ends[lo - 1] if lo else 0
         hi = max(lo + 1, int(np.searchsorted(ends, done + chunk_bytes, side="right")))
-        _bring_new(*_written(run, order[lo:hi], nr, nc), row_seen, col_seen, keep[lo:hi])
+        _bring_new(*_written(run, order[lo:hi], nr, nc), row_held, col_held, cover, keep[lo:hi])
         lo = hi
     return order[keep]
 
 
 @numba.njit(nogil=True, cache=True)
-def _bring_new(row_ptr, rows, col_ptr, cols, row_seen, col_seen, keep):
-    """``keep[i]``: region ``i`` holds a row or a column not seen before it (all of its are then seen)."""
+def _bring_new(row_ptr, rows, col_ptr, cols, row_held, col_held, cover, keep):
+    """``keep[i]``: region ``i`` holds a row or a column that fewer than ``cover`` regions kept
+    before it hold (``row_held``, ``col_held``: how many; a kept region adds one to each of its)."""
     for i in range(row_ptr.shape[0] - 1):
         new = False
         for p in range(row_ptr[i], row_ptr[i + 1]):
-            if not row_seen[rows[p]]:
-                new = True
-                row_seen[rows[p]] = True
+            new = new or row_held[rows[p]] < cover
         for p in range(col_ptr[i], col_ptr[i + 1]):
-            if not col_seen[cols[p]]:
-                new = True
-                col_seen[cols[p]] = True
+            new = new or col_held[cols[p]] < cover
+        if new:
+            for p in range(row_ptr[i], row_ptr[i + 1]):
+                row_held[rows[p]] += 1
+            for p in range(col_ptr[i], col_ptr[i + 1]):
+                col_held[cols[p]] += 1
         keep[i] = new
 
 
@@ -210,12 +213,14 @@ def heavy_entities(degrees: list[np.ndarray], others: list[int], memory: int) ->
     return [np.sort(entity[fits[side[fits] == k]]) for k in range(len(degrees))]
 
 
-def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covered: bool, memory: int) -> Blocks:
+def find_regions(
+    X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covered: bool, memory: int, cover: int = 1
+) -> Blocks:
     """Regions of at least ``min_rows`` × ``min_cols`` of ``seeds``, de-duplicated.
 
     With ``skip_covered`` (the author's heuristic) regions are visited largest first and one
-    is kept only if it holds a row or a column that no kept region holds yet: at most
-    ``n_rows + n_cols`` regions, whatever the number of seeds.
+    is kept only if it holds a row or a column that fewer than ``cover`` kept regions hold (the
+    author's: none): at most ``cover × (n_rows + n_cols)`` regions, whatever the number of seeds.
 
     ``X`` is the CSR matrix and ``Xt`` its transpose in CSR (= CSC of ``X``).  Intersections
     test the heaviest rows and columns in bitsets, as many as fit in ``memory`` bytes (the
@@ -247,7 +252,7 @@ def find_regions(X, Xt, seeds: Blocks, min_rows: int, min_cols: int, skip_covere
         size = nr[kept] * nc[kept]
         order = kept[np.lexsort((kept, -size))]
         chunk = min(max(memory // 8, _MIN_CHUNK_BYTES), 64 << 20)
-        covering = _first_covering(run, order, nr, nc, n_rows, n_cols, chunk)
+        covering = _first_covering(run, order, nr, nc, n_rows, n_cols, chunk, cover)
         kept = np.sort(covering)
     # identical regions from different seeds are enumerated once
     return Blocks(*_written(run, kept, nr, nc)).unique()

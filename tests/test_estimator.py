@@ -87,6 +87,43 @@ def test_skip_covered_bounds_the_regions():
     assert few.n_regions_ < full.n_regions_
 
 
+def test_region_cover_grows_the_regions_to_all_of_them():
+    """A region is kept while one of its rows or columns is held by fewer than ``region_cover`` kept
+    regions: more regions as the cover grows, at most cover × (rows + columns), and all of them once
+    no row or column is held that often."""
+    X, _, _ = planted(5, n=60, m=40, blocks=3, noise=0.3)
+    params = dict(n_bands=40, band_size=2, min_rows=2, min_cols=2, min_density=0.8, random_state=0)
+    full = HBLCoClust(**params).fit(X).n_regions_
+    counts = [HBLCoClust(skip_covered=True, region_cover=k, **params).fit(X).n_regions_ for k in (1, 2, 4, 10**6)]
+    assert counts == sorted(counts) and counts[0] < counts[1]
+    assert all(n <= k * sum(X.shape) for n, k in zip(counts, (1, 2, 4)))
+    assert counts[-1] == full
+
+
+@given(st.integers(0, 10_000), st.integers(1, 4))
+def test_bring_new_keeps_a_region_while_a_member_is_held_fewer_than_cover_times(seed, cover):
+    from coclust.regions import _bring_new
+
+    rng = np.random.default_rng(seed)
+    regions = [
+        (rng.choice(8, rng.integers(1, 4), replace=False), rng.choice(6, rng.integers(1, 4), replace=False))
+        for _ in range(rng.integers(1, 30))
+    ]
+    row_ptr = np.cumsum([0] + [len(r) for r, _ in regions])
+    col_ptr = np.cumsum([0] + [len(c) for _, c in regions])
+    rows = np.concatenate([r for r, _ in regions]).astype(np.int64)
+    cols = np.concatenate([c for _, c in regions]).astype(np.int64)
+    keep = np.zeros(len(regions), dtype=np.bool_)
+    _bring_new(row_ptr, rows, col_ptr, cols, np.zeros(8, np.int64), np.zeros(6, np.int64), cover, keep)
+    held_rows, held_cols, expected = np.zeros(8, int), np.zeros(6, int), []
+    for r, c in regions:  # the rule, read literally
+        expected.append(bool((held_rows[r] < cover).any() or (held_cols[c] < cover).any()))
+        if expected[-1]:
+            held_rows[r] += 1
+            held_cols[c] += 1
+    assert keep.tolist() == expected
+
+
 def test_skip_covered_keeps_the_same_regions_whatever_the_chunk(monkeypatch):
     """The regions that bring a new row or column are found a chunk of seeds at a time (written on
     the thread pool, scanned in order): one seed a chunk keeps the same ones as one chunk for all."""
@@ -98,7 +135,7 @@ def test_skip_covered_keeps_the_same_regions_whatever_the_chunk(monkeypatch):
     whole = HBLCoClust(**params).fit(X)
     monkeypatch.setattr(regions, "_MIN_CHUNK_BYTES", 8)  # with no memory: a chunk of 8 bytes, one seed
     real = fitting.find_regions
-    monkeypatch.setattr(fitting, "find_regions", lambda *a: real(*a[:-1], 0))
+    monkeypatch.setattr(fitting, "find_regions", lambda *a, **k: real(*a, **{**k, "memory": 0}))
     seed_by_seed = HBLCoClust(**params).fit(X)
     assert whole.n_regions_ == seed_by_seed.n_regions_ > 1
     assert [_key(cc) for cc in whole.coclusters_] == [_key(cc) for cc in seed_by_seed.coclusters_]
@@ -280,7 +317,7 @@ def test_regions_are_the_same_whatever_bitsets_fit(monkeypatch, skip_covered, me
     params = dict(n_bands=40, band_size=2, min_rows=3, min_cols=3, skip_covered=skip_covered, random_state=0)
     with_bits = HBLCoClust(**params).fit(X).coclusters_
     real = fitting.find_regions
-    monkeypatch.setattr(fitting, "find_regions", lambda *a: real(*a[:-1], memory))
+    monkeypatch.setattr(fitting, "find_regions", lambda *a, **k: real(*a, **{**k, "memory": memory}))
     other = HBLCoClust(**params).fit(X).coclusters_
     assert len(with_bits) == len(other) > 0
     assert all((a[0] == b[0]).all() and (a[1] == b[1]).all() for a, b in zip(with_bits, other))

@@ -210,6 +210,17 @@ MODEL = Group(
             bool,
             typer.Option(None, "--skip-covered/--all-regions", help="Region heuristic.", show_default="--skip-covered"),
         ),
+        "region_cover": (
+            int,
+            typer.Option(
+                None,
+                "--region-cover",
+                min=1,
+                help="With --skip-covered, a region is co-clustered while it holds a user or movie that fewer "
+                "than this many co-clustered regions hold.",
+                show_default="1",
+            ),
+        ),
         "like_threshold": (float, LIKE_THRESHOLD),
         "seed": (int, typer.Option(0, "--seed", help="Random state.")),
         "scheduler": (str, SCHEDULER),

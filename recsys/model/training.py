@@ -22,15 +22,14 @@ from .list_blend import ListBlend
 from .progress import tell
 from .ratings import as_ratings_frame, holdout_mask
 from .settings import (
-    COCLUSTER_BUDGET,
     COCLUSTERS_PER_USER,
     DENSE_INVERSE_FLOPS_PER_RATING,
     ITEM_L2_REFERENCE_LIKES,
     ITEM_PARTNERS,
     NEIGHBOUR_BUDGET,
-    RECOMMENDER_PARAMS,
     SCALED_OUT_TERMS,
     SPARSE_NEIGHBOURS_UP_TO,
+    scaled_coclustering,
     scales,
 )
 from .state import Fitted
@@ -173,10 +172,7 @@ def learning_of(model, scaled_on=None, implicit: bool = False) -> Learning:
     threshold = IMPLICIT_THRESHOLD if implicit else float(model.like_threshold)
     l2 = float(model.item_l2)
     if scaled_on is not None:
-        sides = {
-            side: {"budget": COCLUSTER_BUDGET, **dict(RECOMMENDER_PARAMS if p is None else p)}
-            for side, p in sides.items()
-        }
+        sides = {side: scaled_coclustering(p) for side, p in sides.items()}
         l2 = scaled_item_penalty(scaled_on, l2, threshold)
         scaled["dense_weights_up_to"] = dense_weights_limit(len(scaled_on))
     return Learning(
