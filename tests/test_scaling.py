@@ -217,6 +217,23 @@ def test_the_scaling_rules_reach_the_learning_and_only_with_scaling_on(data, mon
     assert seen and all({k: getattr(how, k) for k in rules} == {k: getattr(defaults, k) for k in rules} for how in seen)
 
 
+def test_the_scaling_rules_take_more_regions_where_the_coclustering_is_left_at_its_defaults(data):
+    """Under the scaling rules a side left at the recommender's co-clustering takes bands of 3 and
+    region_cover 16 (with the work budget); a side the user set keeps what they set (and its budget)."""
+    from recsys.model.settings import COCLUSTER_BUDGET, RECOMMENDER_PARAMS, SCALED_COCLUSTERING
+    from recsys.model.training import learning_of
+
+    train = data[0]
+    default = learning_of(ProfileRecommender(), train)
+    expected = {"budget": COCLUSTER_BUDGET, **RECOMMENDER_PARAMS, **SCALED_COCLUSTERING}
+    assert default.like_params == expected and default.dislike_params == expected
+    mine = {**RECOMMENDER_PARAMS, "n_bands": 60, "budget": 3.0}
+    chosen = learning_of(ProfileRecommender(like_params=mine), train)
+    assert chosen.like_params == mine and chosen.dislike_params == default.dislike_params
+    unscaled = learning_of(ProfileRecommender(), None)  # the rules off: the parameters as they are
+    assert unscaled.like_params in (None, RECOMMENDER_PARAMS)
+
+
 def test_the_dense_weights_follow_the_ratings_within_the_dense_gram():
     """One inverse over n movies costs n³ flops: it is taken where that is within the flops a
     rating allows (so the cost follows the ratings), and never past a dense Gram matrix's memory."""
@@ -395,15 +412,20 @@ def test_the_memory_estimate_covers_the_measured_peaks():
         check_memory(10**6, 1000, 100_000, False, limit=0.5e9)  # below the fixed part
 
 
-def test_cli_scaling_must_be_a_known_rule(tmp_path):
+@pytest.mark.parametrize(
+    "option, value, named",
+    [("--scaling", "sometimes", ("scaling", "sometimes")), ("--region-cover", "0", ("--region-cover",))],
+)
+def test_cli_stops_on_a_bad_scaling_option(tmp_path, option, value, named):
+    """An unknown rule or a region cover below 1: one line naming it, exit 2, nothing written."""
     from kit import recsys_here as recsys  # in this process: the same CLI without a child's start-up
 
     ratings = tmp_path / "r.csv"
     ratings.write_text("user,item,rating\n1,1,5\n")
     out = tmp_path / "m"
-    res = recsys("train", "--ratings", str(ratings), "--scaling", "sometimes", "-o", str(out))
+    res = recsys("train", "--ratings", str(ratings), option, value, "-o", str(out))
     assert res.returncode == 2 and not out.exists() and "Traceback" not in res.stderr
-    assert "scaling" in res.stderr and "sometimes" in res.stderr
+    assert all(word in res.stderr for word in named)
 
 
 def test_small_catalogues_take_eases_weights_on_the_pairs_and_others_the_per_item_solves(data):
