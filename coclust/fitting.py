@@ -74,16 +74,7 @@ class CoClustering(CoClusteringParams):
                 seeds = self._seeds(D, Dt, rng, seeds_of)
                 self.n_seeds_ = len(seeds)
             with _timed(timings, "regions", tell):  # step 3
-                regions = find_regions(
-                    D,
-                    Dt,
-                    seeds,
-                    self.min_rows,
-                    self.min_cols,
-                    self.skip_covered,
-                    memory=self.lsh_memory,
-                    cover=self.region_cover,
-                )
+                regions = self._regions(D, Dt, seeds)
                 self.n_regions_ = len(regions)
             with _timed(timings, "inclose", tell):  # step 4: In-Close2 on every region
                 cc = self._concepts(D, regions)
@@ -101,6 +92,20 @@ class CoClustering(CoClusteringParams):
         self.timings_ = timings
         self._keep(cc, kept, n_obj)
         return self
+
+    def _regions(self, D, Dt, seeds) -> Blocks:
+        """Step 3: each seed's region, those that bring a row or column held by fewer than
+        ``region_cover`` kept regions when ``skip_covered``."""
+        return find_regions(
+            D,
+            Dt,
+            seeds,
+            self.min_rows,
+            self.min_cols,
+            self.skip_covered,
+            memory=self.lsh_memory,
+            cover=self.region_cover,
+        )
 
     def _concepts(self, D, regions: Blocks) -> Blocks:
         """Step 4 on every region: within the budget's shares, in the ``column_order``."""
