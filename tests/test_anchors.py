@@ -97,10 +97,12 @@ def test_ease_is_cornacs(stars):
     assert not ours[7].any() and not ours[:, 7].any()
 
 
+@pytest.mark.parametrize("per_like", [0.0, 2.0])
 @pytest.mark.parametrize("kind", ["likes", "weighted"])
-def test_ease_is_fitted_on_the_matrix_of_its_input(kind):
+def test_ease_is_fitted_on_the_matrix_of_its_input(kind, per_like):
     """EASE's weights are the closed form of the users × items matrix its input makes: 0/1 for the
-    likes, the stars for ``weighted`` (the Gram matrix of the stars, not of their pattern)."""
+    likes, the stars for ``weighted`` (the Gram matrix of the stars, not of their pattern); with a
+    penalty per like, item ``i``'s penalty is ``λ + δ (X'X)[i, i]`` (EDLAE)."""
     import pandas as pd
 
     from recsys.evaluation.anchors import EASE
@@ -113,9 +115,10 @@ def test_ease_is_fitted_on_the_matrix_of_its_input(kind):
     values = ratings["rating"].to_numpy(dtype=float)
     keep = np.ones(len(values), bool) if kind == "weighted" else values > 2
     X[ratings["user"][keep], ratings["item"][keep]] = values[keep] if kind == "weighted" else 1.0
-    P = np.linalg.inv(X.T @ X + 5.0 * np.eye(7))
+    G = X.T @ X
+    P = np.linalg.inv(G + np.diag(5.0 + per_like * np.diag(G)))
     B = P / -np.diag(P)
     np.fill_diagonal(B, 0.0)
-    model = EASE(2.0, 0, kind, lamb=5.0).fit(Training(ratings))
+    model = EASE(2.0, 0, kind, lamb=5.0, l2_per_like=per_like).fit(Training(ratings))
     seen = model.items_.to_numpy()
     np.testing.assert_allclose(model.W_, B[np.ix_(seen, seen)], atol=1e-9)

@@ -11,6 +11,7 @@ from kit import FAST, recsys_here, written
 from ingest.errors import DataFormatError
 from ingest.userfiles import read_person, read_ratings
 from recsys.errors import NotFittedError, ParameterError, RatingsError
+from recsys.evaluation.protocol import PER_LIKE
 from recsys.model import ProfileRecommender
 
 
@@ -269,6 +270,9 @@ def test_evaluate_interactions_measures_lists_only(tmp_path):
     # one 0/1 input (the interactions), and the counts: each method that can read them chooses whether they help
     assert {p.get("input", "all") for p in t["methods"]["ease"]["grid"]} == {"all", "weighted"}
     assert {p["confidence"] for p in t["methods"]["profile"]["grid"]} == {"log", "none"}
+    # the item model and EASE alike try a penalty per like (EDLAE's), 0 (EASE's) among them
+    assert {p["item_l2_per_like"] for p in t["methods"]["profile"]["grid"]} == set(PER_LIKE["small"])
+    assert {p["l2_per_like"] for p in t["methods"]["ease"]["grid"]} == set(PER_LIKE["small"])
     assert {p.get("input", "all") for p in t["methods"]["popularity"]["grid"]} == {"all"}
     assert t["methods"]["profile"]["ndcg@10"] > t["methods"]["popularity"]["ndcg@10"]  # three clear tastes
     assert "random_support" in t["controls"] and "ease" in t["ci"]["versus"]

@@ -81,6 +81,47 @@ def test_each_weight_is_the_ridge_regression_on_the_support(valued):
     assert (R.lengths == support.lengths).all() and not R.lookup(np.arange(12), np.arange(12))[0].any()
 
 
+@pytest.mark.parametrize("gram", ["dense", "sparse"])
+@pytest.mark.parametrize("per_like", [0.0, 0.5, 3.0])
+def test_a_penalty_per_like_grows_each_input_items_penalty_with_its_likes(monkeypatch, gram, per_like):
+    """With ``l2_per_like`` δ, input item ``i``'s penalty is ``λ + δ G[i, i]`` in every path: the
+    per-item solves (dense and sparse Gram), EASE on the support, and every pair (EDLAE's closed
+    form ``-P[i, j] / P[j, j]``, ``P = (G + Λ)^-1``)."""
+    import recsys.model.item_model as im
+
+    rng = np.random.default_rng(3)
+    X = (rng.random((50, 14)) < 0.35).astype(float)
+    liked = Csr.from_pairs(*np.nonzero(X), X.shape)
+    M = (rng.random((7, 14)) < 0.4).astype(float)
+    support = support_of(Csr.from_pairs(*np.nonzero(M), M.shape), 14)
+    if gram == "sparse":
+        monkeypatch.setattr(im, "DENSE_GRAM_ITEMS", 0)
+        monkeypatch.setattr(im, "DENSE_GRAM_SHARE", 2.0)
+    G = X.T @ X
+    penalty = 2.0 + per_like * np.diag(G)
+    W = item_weights(liked, support, 2.0, l2_per_like=per_like).to_scipy().toarray()
+    for j in range(14):
+        S = support.row(j)
+        if len(S):
+            w = np.linalg.solve(G[np.ix_(S, S)] + np.diag(penalty[S]), G[S, j])
+            assert W[S, j] == pytest.approx(w, rel=1e-6, abs=1e-9)
+    P = np.linalg.inv(G + np.diag(penalty))
+    B = P / -np.diag(P)
+    np.fill_diagonal(B, 0)
+    assert full_weights(liked, 2.0, per_like).to_scipy().toarray() == pytest.approx(B)
+    assert im.ease_weights(liked.to_scipy(), 2.0, np.float64, per_like) == pytest.approx(B)
+    on_support = ease_on_support(liked, support, 2.0, symmetric=True, l2_per_like=per_like).weights
+    active = im.active_items(support)
+    P = np.linalg.inv(G[np.ix_(active, active)] + np.diag(penalty[active]))
+    want = np.zeros((14, 14))
+    want[np.ix_(active, active)] = -P / np.diag(P)
+    want[support.to_scipy().toarray() == 0] = 0.0
+    assert on_support.to_scipy().toarray() == pytest.approx(want, rel=1e-6, abs=1e-9)
+    if per_like:
+        plain = item_weights(liked, support, 2.0).to_scipy().toarray()
+        assert not np.allclose(W, plain), "the penalty per like moves the weights"
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 40), st.integers(1, 14), st.integers(0, 6), st.booleans(), st.integers(0, 2**32 - 1))
 def test_eases_weights_on_the_support_are_eases_own_on_its_items(n_users, n_items, n_coclusters, valued, seed):

@@ -250,6 +250,7 @@ def test_store_errors(fitted, tmp_path):
         ({"validation_fraction": 0.7}, "validation_fraction"),
         ({"like_params": {"min_rows": 0}}, "like_params: HBLCoClust: min_rows"),
         ({"neighbours": "friends"}, "neighbours"),
+        ({"item_l2_per_like": -1.0}, "item_l2_per_like"),
     ],
 )
 def test_parameter_validation(params, match):

@@ -133,7 +133,9 @@ class EASE(_ItemItem):
     negative weights kept (cornac's ``posB=False``, the paper's model); the closed form by a
     Cholesky inverse in place (:func:`~recsys.model.item_model.ease_weights`), tested equal to
     cornac's ``EASE``, whose LU inverse and copies took twice the time and four times the memory
-    (43 s and four 0.75 GB arrays a fit at ml-latest-small's 9,700 movies)."""
+    (43 s and four 0.75 GB arrays a fit at ml-latest-small's 9,700 movies).  ``l2_per_like``
+    (default 0) adds ``δ X'X[i, i]`` to item ``i``'s penalty, the emphasised denoising
+    autoencoder's dropout (EDLAE, Steck 2020), as the product's item model may."""
 
     name = "ease"
 
@@ -143,7 +145,8 @@ class EASE(_ItemItem):
         # the matrix's values: 1 for the 0/1 inputs, the stars for "weighted"; in double precision
         # whatever the catalogue: the evaluations compare lists, not fit times, and their stored
         # results (ml-latest-small's 9,700 movies among them) were measured in it
-        self.W_ = ease_weights(X, float(self.params["lamb"]), np.float64)
+        per_like = float(self.params.get("l2_per_like", 0.0))
+        self.W_ = ease_weights(X, float(self.params["lamb"]), np.float64, per_like)
 
 
 class ItemKNN(_ItemItem):

@@ -131,8 +131,9 @@ AXES: dict[str, dict[str, Axis]] = {
     "svdpp": {"n_factors": Axis(**_COUNT), "n_epochs": Axis(**_COUNT), "reg_all": Axis(floor=0.0, from_zero=0.005)},
     "knn_baseline": {"k": Axis(**_COUNT)},
     "coclustering": {"n_cltr_u": Axis(**_COUNT, step=1.5), "n_cltr_i": Axis(**_COUNT, step=1.5)},
-    "profile": {"item_l2": Axis(), "n_votes": Axis(**_COUNT)},
-    "ease": {"lamb": Axis()},
+    # the penalty per like (interactions' grids, recsys.evaluation.protocol.PER_LIKE): 0 is EASE's
+    "profile": {"item_l2": Axis(), "n_votes": Axis(**_COUNT), "item_l2_per_like": Axis(floor=0.0, from_zero=0.5)},
+    "ease": {"lamb": Axis(), "l2_per_like": Axis(floor=0.0, from_zero=0.5)},
     # k: every item at most (the ceiling is set to the catalogue's size when the data is known)
     "itemknn": {"k": Axis(**_COUNT), "shrink": Axis(floor=0.0, step=10.0, from_zero=1.0)},
     "rp3beta": {

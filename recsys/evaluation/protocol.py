@@ -192,19 +192,29 @@ def as_interactions(ratings, protocol: Protocol):
     return ratings[["user", "item"]].drop_duplicates().assign(rating=value)
 
 
+# the item model's and EASE's penalty per like of an input item (EDLAE's dropout emphasis, Steck
+# 2020), tried on interactions by both alike: on a held-out tenth of MovieLens 100K's five training
+# folds (their test folds unread), EASE with it gained 0.001-0.003 NDCG@10 (δ 1.6-3.2, λ 50-200)
+PER_LIKE = {"small": [0.0, 2.0], "full": [0.0, 1.0, 2.0, 4.0]}
+PER_LIKE_SETTING = {"profile": "item_l2_per_like", "ease": "l2_per_like"}
+
 # the anchors whose matrix values enter the model: given counts, they may read them (the "weighted"
 # input); RP3beta walks the 0/1 graph and BPR samples pairs, whatever the values
 READS_COUNTS = ("ease", "itemknn", "ials")
 
 
-def interaction_grids(grids: dict, counted: bool) -> dict:
+def interaction_grids(grids: dict, counted: bool, size: str = "small") -> dict:
     """The grids for interactions: one 0/1 input (likes, all and relevant are each the
     interactions); with counts, the methods that can read them also try them — the anchors of
     :data:`READS_COUNTS` their ``weighted`` input (``log2(1 + count)``), the profile model its
-    ``confidence`` — so that each chooses on the tuning part whether the counts help."""
+    ``confidence`` — so that each chooses on the tuning part whether the counts help.  The item
+    model and EASE each also try a penalty per like (:data:`PER_LIKE` of the grids' ``size``)."""
     out = {}
     for name, points in grids.items():
         base = [p for p in points if p.get("input", "all") == "all"] or points
+        if name in PER_LIKE_SETTING:
+            setting = PER_LIKE_SETTING[name]
+            base = [{**p, setting: d} for p in base for d in PER_LIKE[size] if setting not in p] or base
         if counted and name in READS_COUNTS:
             base = base + [{**p, "input": "weighted"} for p in base]
         elif counted and name == "profile":
@@ -585,7 +595,7 @@ def _prepare(train, test, attributes, items, protocol: Protocol, setup: Setup) -
     )
     grids = {name: setup.grids.get(name) or declared_grid(name, protocol.grid) for name in makers}
     if protocol.implicit:
-        grids = interaction_grids(grids, "count" in train.columns)
+        grids = interaction_grids(grids, "count" in train.columns, protocol.grid)
     run = _Run(
         protocol=protocol,
         train=Training(train, attributes, items),

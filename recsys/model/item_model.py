@@ -9,7 +9,11 @@ target item ``j``, with ``S_j = {i : c_ij > 0}`` and ``G = X'X``,
     ``W[S_j, j] = (G[S_j, S_j] + λ I)^-1 G[S_j, j]``,   ``W[i, j] = 0`` off the support,
 
 the least-squares fit of item ``j``'s column from the columns of the items it shares a co-cluster
-with (EASE, Steck 2019, solves the same regression over every other item).  A user's score for
+with (EASE, Steck 2019, solves the same regression over every other item).  With a penalty per like
+``δ`` (``l2_per_like``), an input item ``i``'s penalty is ``λ + δ G[i, i]``: the more liked an item,
+the more its weights shrink, as the dropout of an emphasised denoising autoencoder asks (EDLAE,
+Steck 2020: ``δ = p / (1 - p)`` for a dropout probability ``p``; EASE's closed form holds with
+that diagonal, and ``δ = 0`` is EASE).  A user's score for
 item ``j`` is ``sum_i x_ui W[i, j]``: one contribution per item the user liked, each carried by the
 named co-clusters that hold both (:mod:`recsys.model.explanation`).  ``W`` is sparse
 (O(support)); ``G`` is taken over the items that have a support only, dense up to
@@ -127,6 +131,7 @@ def ease_on_support(
     max_partners: int | None = None,
     meanwhile=None,
     capped: bool = True,
+    l2_per_like: float = 0.0,
 ) -> EaseOnSupport:
     """EASE's weights (one dense inverse over the items with a support: :func:`.dense_inverse.spd_inverse`),
     kept on the ``support``'s pairs: ``W[i, j] = -P[i, j] / P[j, j]`` with ``P = (G + λI)^-1`` on the
@@ -143,7 +148,7 @@ def ease_on_support(
     is computed on one BLAS thread beside it (the inverse releases the GIL; one thread: its floats
     then depend on nothing ``meanwhile`` does), and its result is the ``meanwhile`` field.  Within
     :func:`~recsys.model.shared.shared_fits`, the same inputs are solved once (``meanwhile`` then runs
-    on its own)."""
+    on its own).  ``l2_per_like``: the penalty per like of an input item (module docstring)."""
     ran: list = []
     capped = capped or meanwhile is not None
     result = remembered(
@@ -156,8 +161,11 @@ def ease_on_support(
             budget,
             max_partners,
             capped,
+            float(l2_per_like),
         ),
-        lambda: _ease_on_support(liked, support, l2, symmetric, budget, max_partners, meanwhile, ran, capped),
+        lambda: _ease_on_support(
+            liked, support, (l2, l2_per_like), symmetric, budget, max_partners, meanwhile, ran, capped
+        ),
         lambda result: csr_bytes(result.weights) + csr_bytes(result.capped),
     )
     if meanwhile is None:
@@ -168,7 +176,7 @@ def ease_on_support(
 def _ease_on_support(
     liked: Csr,
     support: Csr,
-    l2: float,
+    penalty: tuple[float, float],
     symmetric: bool,
     budget: float,
     max_partners: int | None,
@@ -187,7 +195,7 @@ def _ease_on_support(
     if wanted:
         capped = capped_support(local, G, budget, max_partners)
         capped = _globalised(capped.with_values(np.ones(capped.nnz)), active, n)
-    G[np.diag_indices_from(G)] += l2
+    penalise(G, *penalty)
     if meanwhile is None:
         P = spd_inverse(G)  # in G's memory, symmetric
     else:
@@ -246,27 +254,36 @@ def active_items(support: Csr) -> np.ndarray:
     return np.flatnonzero((support.lengths > 0) | (np.bincount(support.idx, minlength=n) > 0)).astype(np.int64)
 
 
-def full_weights(liked: Csr, l2: float) -> Csr:
+def full_weights(liked: Csr, l2: float, l2_per_like: float = 0.0) -> Csr:
     """A control: the weights on every pair of items (:func:`ease_weights`, the per-item ridge
     over every other item), in double precision whatever the catalogue, as the evaluations' EASE
     (their stored results, ml-latest-small's 9,700 movies among them, were measured in it)."""
-    return _dense_to_csr(ease_weights(liked.to_scipy(), l2, np.float64))
+    return _dense_to_csr(ease_weights(liked.to_scipy(), l2, np.float64, l2_per_like))
 
 
-def ease_weights(X, l2: float, dtype=None) -> np.ndarray:
+def ease_weights(X, l2: float, dtype=None, l2_per_like: float = 0.0) -> np.ndarray:
     """EASE's closed form (Steck 2019) on a scipy sparse users × items ``X``: the dense items ×
-    items ``W = I - P / diag(P)``, ``P = (X'X + λI)^-1``, zero diagonal, negative weights kept;
+    items ``W = I - P / diag(P)``, ``P = (X'X + Λ)^-1``, zero diagonal, negative weights kept;
     items² memory, one such array (``P`` and ``W`` are made in the Gram matrix's memory), in
-    ``dtype`` (default: the precision the item model's inverse takes, :func:`inverse_dtype`)."""
+    ``dtype`` (default: the precision the item model's inverse takes, :func:`inverse_dtype`).
+    ``Λ = λI`` is EASE's; with ``l2_per_like`` ``δ``, ``Λ = λI + δ diag(X'X)`` is the emphasised
+    denoising autoencoder's (EDLAE, Steck 2020; :func:`penalise`)."""
     X = X.astype(np.float64)
     if dtype is None:
         dtype = inverse_dtype(X, binary=bool(X.nnz == 0 or np.all(X.data == 1.0)))
     G = _dense_gram(X, dtype)
-    G[np.diag_indices_from(G)] += l2
+    penalise(G, l2, l2_per_like)
     W = spd_inverse(G)
     W /= -np.diag(W).copy()
     np.fill_diagonal(W, 0.0)
     return W
+
+
+def penalise(G: np.ndarray, l2: float, l2_per_like: float = 0.0) -> None:
+    """Add the item model's penalty to the dense Gram matrix ``G``'s diagonal, in place:
+    ``G[i, i] += λ + δ G[i, i]`` (module docstring)."""
+    diagonal = np.diag_indices_from(G)
+    G[diagonal] = G[diagonal] * (1.0 + l2_per_like) + l2
 
 
 def inverse_dtype(X, binary: bool):
@@ -301,6 +318,7 @@ def item_weights(
     budget: float = FLOP_BUDGET,
     max_partners: int | None = None,
     done=None,
+    l2_per_like: float = 0.0,
 ) -> Csr:
     """The ridge weights ``W`` (items × items; row: the item liked, column: the item scored) of
     every item's column on the columns of its support (module docstring); ``liked`` may carry
@@ -310,15 +328,17 @@ def item_weights(
     ``max_partners``, each item keeps the partners it is most liked with (see
     :func:`capped_support`).  ``done(share)`` is told as the solves complete (the share of their
     flops).  The weights' pattern is the support solved on: ``W.transpose()`` gives it back.
-    Within :func:`~recsys.model.shared.shared_fits`, the same inputs are solved once."""
+    ``l2_per_like``: the penalty per like of an input item (module docstring).  Within
+    :func:`~recsys.model.shared.shared_fits`, the same inputs are solved once."""
+    key = (float(l2), float(budget), max_partners, float(l2_per_like))
     return remembered(
-        lambda: ("item_weights", csr_digest(liked), csr_digest(support), float(l2), float(budget), max_partners),
-        lambda: _item_weights(liked, support, l2, threads, budget, max_partners, done),
+        lambda: ("item_weights", csr_digest(liked), csr_digest(support), *key),
+        lambda: _item_weights(liked, support, (l2, l2_per_like), threads, budget, max_partners, done),
         csr_bytes,
     )
 
 
-def _item_weights(liked: Csr, support: Csr, l2: float, threads, budget: float, max_partners, done) -> Csr:
+def _item_weights(liked: Csr, support: Csr, penalty, threads, budget: float, max_partners, done) -> Csr:
     from threadpoolctl import threadpool_limits
 
     n = support.n_rows
@@ -334,6 +354,9 @@ def _item_weights(liked: Csr, support: Csr, l2: float, threads, budget: float, m
     cost = np.cumsum(support.lengths.astype(np.float64) ** 3 + 1.0)
     if done is not None:
         done(0.0)
+    l2, l2_per_like = penalty
+    if l2_per_like:
+        _scale_diagonal(G, 1.0 + l2_per_like)  # each solve then adds λ: λ + δ G[i, i]
     kernel, args = _solver(G, support, l2)
     with threadpool_limits(1, "blas"):
         bounds = equal_work_ranges(cost, 4 * threads)
@@ -342,6 +365,15 @@ def _item_weights(liked: Csr, support: Csr, l2: float, threads, budget: float, m
                 done(cost[hi - 1] / cost[-1])
     weights = args[-1]
     return Csr.from_pairs(active[support.idx], active[support.row_of], (n, n), weights)
+
+
+def _scale_diagonal(G, factor: float) -> None:
+    """``G``'s diagonal times ``factor``, in place (a dense array or a :class:`SparseGram`)."""
+    if isinstance(G, np.ndarray):
+        G[np.diag_indices_from(G)] *= factor
+        return
+    rows = np.repeat(np.arange(len(G.indptr) - 1), np.diff(G.indptr))
+    G.data[G.indices == rows] *= factor
 
 
 def gram(X, dtype=np.float64):

@@ -72,6 +72,9 @@ class Learning:
     item_l2 : float or None
         The ridge penalty of the co-cluster item model (:mod:`recsys.model.item_model`); ``None``
         learns no item model (the paper's rule needs none).
+    item_l2_per_like : float
+        Added to an input movie's penalty in the item model per like it has (EDLAE's dropout
+        emphasis, :mod:`recsys.model.item_model`); 0: EASE's single penalty.
     item_support : {"coclusters", "random", "all"}
         The pairs of items the item model learns weights on: those the like co-clusters hold
         together; as many drawn at random per item (a control); every pair (EASE, a control).
@@ -116,6 +119,7 @@ class Learning:
     n_neighbours: int = 200
     neighbours: str = "coclusters"
     item_l2: float | None = 400.0
+    item_l2_per_like: float = 0.0
     item_support: str = "coclusters"
     residual_model: bool = False
     random_state: int = 0
@@ -172,6 +176,7 @@ def fit_profiles(
         report["item_model"] = {
             "support_pairs": int(pairs),
             "l2": float(how.item_l2),
+            "l2_per_like": float(how.item_l2_per_like),
             "support_share": pairs / max(fp.n_items * (fp.n_items - 1), 1),
             "weights": int(fp.item_weights.nnz),
             "items": int(fp.n_items),
@@ -596,10 +601,13 @@ def _item_model(fp: FittedProfiles, how: Learning, say) -> FittedProfiles:
     if support == "random":
         pairs = random_support(pairs, how.random_state)
 
+    per_like = how.item_l2_per_like
+
     def solve(table: Csr, what: str, pairs: Csr) -> Csr:
         if support == "all":
-            return full_weights(table, l2)
-        return item_weights(table, pairs, l2, max_partners=how.max_partners, done=lambda f: tell(say, f, what))
+            return full_weights(table, l2, per_like)
+        done = lambda f: tell(say, f, what)  # noqa: E731
+        return item_weights(table, pairs, l2, max_partners=how.max_partners, done=done, l2_per_like=per_like)
 
     n_active = len(active_items(pairs)) if support != "all" else 0
     if 0 < n_active <= how.dense_weights_up_to:
@@ -618,6 +626,7 @@ def _item_model(fp: FittedProfiles, how: Learning, say) -> FittedProfiles:
             max_partners=how.max_partners,
             meanwhile=residuals if beside else None,
             capped=how.residual_model,
+            l2_per_like=per_like,
         )
         if not how.residual_model:
             return fp.with_item_model(dense.weights, fp.residual_weights)

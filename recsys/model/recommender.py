@@ -78,6 +78,9 @@ class ProfileRecommender(Params):
     item_l2 : float, default=400
         Ridge penalty of the co-cluster item model (:mod:`recsys.model.item_model`), which makes
         the recommendation lists.
+    item_l2_per_like : float, default=0
+        Added to a movie's penalty in the item model per like it has, so that the weights of much
+        liked movies shrink more (the dropout emphasis of EDLAE, Steck 2020; 0: EASE's one penalty).
     item_support : {"coclusters", "random", "all"}, default="coclusters"
         The pairs of movies the item model may weigh: those the like co-clusters hold together;
         or, as controls for the ablations, as many random pairs, or every pair (EASE).
@@ -146,6 +149,7 @@ class ProfileRecommender(Params):
         "neighbours": [Options(*NEIGHBOURS)],
         "validation_fraction": [Interval(float, 0, 0.5, closed="neither")],
         "item_l2": [Interval(float, 0, None, closed="neither")],
+        "item_l2_per_like": [Interval(float, 0, None, closed="left")],
         "item_support": [Options("coclusters", "random", "all")],
         "list_score": [Options("blend", "item_model")],
         "scaling": [Options(*SCALINGS)],
@@ -176,6 +180,7 @@ class ProfileRecommender(Params):
         neighbours: str = "coclusters",
         validation_fraction: float = 0.1,
         item_l2: float = 400.0,
+        item_l2_per_like: float = 0.0,
         item_support: str = "coclusters",
         list_score: str = "blend",
         scaling: str = "auto",
@@ -195,6 +200,7 @@ class ProfileRecommender(Params):
         self.neighbours = neighbours
         self.validation_fraction = validation_fraction
         self.item_l2 = item_l2
+        self.item_l2_per_like = item_l2_per_like
         self.item_support = item_support
         self.list_score = list_score
         self.scaling = scaling

@@ -182,6 +182,7 @@ def learning_of(model, scaled_on=None, implicit: bool = False) -> Learning:
         n_neighbours=0 if implicit else int(model.n_neighbours),
         neighbours=model.neighbours,
         item_l2=l2,
+        item_l2_per_like=float(model.item_l2_per_like),
         item_support=model.item_support,
         residual_model="item_residuals" in model.evidence and not implicit,
         feedback=IMPLICIT if implicit else EXPLICIT,
