@@ -35,6 +35,15 @@ def _span(values: list[float], digits: int) -> str:
     return f"{lo:.{digits}f}" if f"{lo:.{digits}f}" == f"{hi:.{digits}f}" else f"{lo:.{digits}f}–{hi:.{digits}f}"
 
 
+def _gaps(values: list[float]) -> str:
+    """:func:`_span` of NDCG@10 gaps, four digits; a gap that would print as 0.0000 reads as
+    "less than 0.0001" (a trailing row is never by nothing)."""
+    lo, hi = min(values), max(values)
+    if round(lo, 4) > 0:
+        return _span(values, 4)
+    return "less than 0.0001" if round(hi, 4) == 0 else f"less than 0.0001 to {hi:.4f}"
+
+
 # the phases' names in a sentence
 PHASE_NAMES = {
     "neighbourhoods": "the neighbourhoods",
@@ -144,7 +153,7 @@ def readme_paragraph(runs: list[dict]) -> str:
     if trailing:
         parts.append(
             f"The lists trail EASE's in {len(trailing)} of the {len(compared)} rows where EASE was run, by "
-            f"{_span(trailing, 4)} NDCG@10: the co-clustered pairs leave out weight EASE uses."
+            f"{_gaps(trailing)} NDCG@10: the co-clustered pairs leave out weight EASE uses."
         )
     verdicts = _against_ease(compared)
     if verdicts:
