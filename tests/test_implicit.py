@@ -10,6 +10,7 @@ from kit import FAST, recsys_here, written
 
 from ingest.errors import DataFormatError
 from ingest.userfiles import read_person, read_ratings
+from recsys import store
 from recsys.errors import NotFittedError, ParameterError, RatingsError
 from recsys.evaluation.protocol import PER_LIKE
 from recsys.model import ProfileRecommender
@@ -224,9 +225,12 @@ def test_train_recommend_predict_explain_from_a_plays_file(tmp_path):
     frame.to_csv(tmp_path / "plays.csv", index=False)
     out = tmp_path / "model"
     fast = ["--n-bands", "60", "--band-size", "2", "--min-rows", "2", "--min-cols", "2"]
-    res = recsys_here("train", "--ratings", tmp_path / "plays.csv", "--out", out, "--confidence", "log", *fast)
+    options = ["--confidence", "log", "--item-l2-per-like", "1.5"]
+    res = recsys_here("train", "--ratings", tmp_path / "plays.csv", "--out", out, *options, *fast)
     assert res.returncode == 0, res.stderr
     assert "has no rating column: read as interactions (implicit feedback)" in res.stderr
+    trained = store.load(out)
+    assert trained.item_l2_per_like == 1.5 and trained.report_["item_model"]["l2_per_like"] == 1.5
     assert "co-clusters of the interactions" in res.stdout and "dislike" not in res.stdout
     res = recsys_here("recommend", out, "u0", "-n", "3")
     assert res.returncode == 0, res.stderr

@@ -414,10 +414,15 @@ def test_the_memory_estimate_covers_the_measured_peaks():
 
 @pytest.mark.parametrize(
     "option, value, named",
-    [("--scaling", "sometimes", ("scaling", "sometimes")), ("--region-cover", "0", ("--region-cover",))],
+    [
+        ("--scaling", "sometimes", ("scaling", "sometimes")),
+        ("--region-cover", "0", ("--region-cover",)),
+        ("--item-l2-per-like", "-1", ("--item-l2-per-like",)),
+    ],
 )
 def test_cli_stops_on_a_bad_scaling_option(tmp_path, option, value, named):
-    """An unknown rule or a region cover below 1: one line naming it, exit 2, nothing written."""
+    """An unknown rule, a region cover below 1 or a negative penalty per like: one line naming it,
+    exit 2, nothing written."""
     from kit import recsys_here as recsys  # in this process: the same CLI without a child's start-up
 
     ratings = tmp_path / "r.csv"

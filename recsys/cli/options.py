@@ -168,6 +168,7 @@ class ModelChoice:
     scaling: str = "auto"
     implicit: bool = False
     confidence: str = "none"
+    item_l2_per_like: float = 0.0
 
     def params(self, paper: bool = False) -> dict:
         """:class:`~recsys.model.ProfileRecommender` parameters (``paper``: the paper's setting)."""
@@ -183,12 +184,16 @@ class ModelChoice:
             scaling=self.scaling,
             feedback="implicit" if self.implicit else "auto",
             confidence=self.confidence,
+            item_l2_per_like=self.item_l2_per_like,
         )
 
 
-def _model_choice(features, like_threshold, seed, scheduler, scaling, implicit, confidence, **coclust):
+def _model_choice(
+    features, like_threshold, seed, scheduler, scaling, implicit, confidence, item_l2_per_like, **coclust
+):
     # every other option of the group is an HBLCoClust override (n_bands, band_size, min_rows, …)
-    return ModelChoice(features, coclust, like_threshold, seed, scheduler, scaling, implicit, confidence)
+    choice = (scaling, implicit, confidence, item_l2_per_like)
+    return ModelChoice(features, coclust, like_threshold, seed, scheduler, *choice)
 
 
 FEATURES = typer.Option(
@@ -249,6 +254,16 @@ MODEL = Group(
                 "--confidence",
                 help="Interactions with a count column: none counts each once; log weighs each by log2(1 + count) "
                 "in the item model and the lists (one play 1, three 2, seven 3).",
+            ),
+        ),
+        "item_l2_per_like": (
+            float,
+            typer.Option(
+                0.0,
+                "--item-l2-per-like",
+                min=0.0,
+                help="Added to a movie's penalty in the item model per like it has (EDLAE's dropout emphasis; "
+                "0: EASE's one penalty). evaluate searches it on interactions.",
             ),
         ),
     },

@@ -167,13 +167,14 @@ def recommender_params(
     scaling: str = "auto",
     feedback: str = "auto",
     confidence: str = "none",
+    item_l2_per_like: float = 0.0,
 ) -> dict:
     """:class:`~recsys.model.ProfileRecommender` parameters from a user's choices.
 
     ``paper`` takes the paper's co-clustering parameters and features (every feature, as the
     paper co-clusters them); ``coclust`` overrides single HBLCoClust parameters (``None`` values
     are ignored); ``scheduler`` sends the co-clustering's LSH step to that Dask scheduler; ``scaling``,
-    ``feedback`` and ``confidence`` are :class:`~recsys.model.ProfileRecommender`'s.
+    ``feedback``, ``confidence`` and ``item_l2_per_like`` are :class:`~recsys.model.ProfileRecommender`'s.
 
     >>> recommender_params(paper=True, coclust={"n_bands": 100, "min_rows": None})["like_params"]["n_bands"]
     100
@@ -191,6 +192,7 @@ def recommender_params(
         scaling=scaling,
         feedback=feedback,
         confidence=confidence,
+        item_l2_per_like=item_l2_per_like,
     )
 
 
