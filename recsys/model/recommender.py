@@ -32,6 +32,30 @@ from .terms import GROUPS, fit_weights, terms_of
 __all__ = ["Predictions", "ProfileRecommender", "Ranking"]
 
 
+# what each parameter of ProfileRecommender may hold (coclust.params: checked by check_params)
+PARAMETERS = {
+    "like_threshold": [Interval(float)],
+    "features": [Options(*FEATURES)],
+    "like_params": [NO_VALUE, Instance(dict, description="a dict of HBLCoClust parameters")],
+    "dislike_params": [NO_VALUE, Instance(dict, description="a dict of HBLCoClust parameters")],
+    "evidence": [Subset(GROUPS)],
+    "n_neighbours": [Interval(int, 1, None)],
+    "n_votes": [Interval(int, 1, None)],
+    "shrinkage": [Interval(float, 0, None)],
+    "neighbours": [Options(*NEIGHBOURS)],
+    "validation_fraction": [Interval(float, 0, 0.5, closed="neither")],
+    "item_l2": [Interval(float, 0, None, closed="neither")],
+    "item_l2_per_like": [Interval(float, 0, None, closed="left")],
+    "item_support": [Options("coclusters", "random", "all")],
+    "list_score": [Options("blend", "item_model")],
+    "scaling": [Options(*SCALINGS)],
+    "feedback": [Options(*FEEDBACKS)],
+    "confidence": [Options(*CONFIDENCES)],
+    "attribute_fit": [Options(*ATTRIBUTE_FITS)],
+    "random_state": [Interval(int, 0, None)],
+}
+
+
 def _fitted(name: str) -> property:
     return property(lambda self: getattr(self.fitted_, name), doc=f"``fitted_.{name}`` (see the class docstring).")
 
@@ -137,27 +161,7 @@ class ProfileRecommender(Params):
     'like'
     """
 
-    _constraints = {
-        "like_threshold": [Interval(float)],
-        "features": [Options(*FEATURES)],
-        "like_params": [NO_VALUE, Instance(dict, description="a dict of HBLCoClust parameters")],
-        "dislike_params": [NO_VALUE, Instance(dict, description="a dict of HBLCoClust parameters")],
-        "evidence": [Subset(GROUPS)],
-        "n_neighbours": [Interval(int, 1, None)],
-        "n_votes": [Interval(int, 1, None)],
-        "shrinkage": [Interval(float, 0, None)],
-        "neighbours": [Options(*NEIGHBOURS)],
-        "validation_fraction": [Interval(float, 0, 0.5, closed="neither")],
-        "item_l2": [Interval(float, 0, None, closed="neither")],
-        "item_l2_per_like": [Interval(float, 0, None, closed="left")],
-        "item_support": [Options("coclusters", "random", "all")],
-        "list_score": [Options("blend", "item_model")],
-        "scaling": [Options(*SCALINGS)],
-        "feedback": [Options(*FEEDBACKS)],
-        "confidence": [Options(*CONFIDENCES)],
-        "attribute_fit": [Options(*ATTRIBUTE_FITS)],
-        "random_state": [Interval(int, 0, None)],
-    }
+    _constraints = PARAMETERS
 
     profiles_ = _fitted("profiles")
     weights_ = _fitted("weights")
