@@ -212,9 +212,9 @@ def interaction_grids(grids: dict, counted: bool, size: str = "small") -> dict:
     out = {}
     for name, points in grids.items():
         base = [p for p in points if p.get("input", "all") == "all"] or points
-        if name in PER_LIKE_SETTING:
-            setting = PER_LIKE_SETTING[name]
-            base = [{**p, setting: d} for p in base for d in PER_LIKE[size] if setting not in p] or base
+        setting = PER_LIKE_SETTING.get(name)
+        if setting:  # a point that sets it already keeps its own
+            base = [q for p in base for q in ([p] if setting in p else [{**p, setting: d} for d in PER_LIKE[size]])]
         if counted and name in READS_COUNTS:
             base = base + [{**p, "input": "weighted"} for p in base]
         elif counted and name == "profile":

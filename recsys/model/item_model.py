@@ -282,8 +282,8 @@ def ease_weights(X, l2: float, dtype=None, l2_per_like: float = 0.0) -> np.ndarr
 def penalise(G: np.ndarray, l2: float, l2_per_like: float = 0.0) -> None:
     """Add the item model's penalty to the dense Gram matrix ``G``'s diagonal, in place:
     ``G[i, i] += λ + δ G[i, i]`` (module docstring)."""
-    diagonal = np.diag_indices_from(G)
-    G[diagonal] = G[diagonal] * (1.0 + l2_per_like) + l2
+    _scale_diagonal(G, 1.0 + l2_per_like)
+    G[np.diag_indices_from(G)] += l2
 
 
 def inverse_dtype(X, binary: bool):
@@ -355,8 +355,7 @@ def _item_weights(liked: Csr, support: Csr, penalty, threads, budget: float, max
     if done is not None:
         done(0.0)
     l2, l2_per_like = penalty
-    if l2_per_like:
-        _scale_diagonal(G, 1.0 + l2_per_like)  # each solve then adds λ: λ + δ G[i, i]
+    _scale_diagonal(G, 1.0 + l2_per_like)  # each solve then adds λ: λ + δ G[i, i]
     kernel, args = _solver(G, support, l2)
     with threadpool_limits(1, "blas"):
         bounds = equal_work_ranges(cost, 4 * threads)
@@ -369,6 +368,8 @@ def _item_weights(liked: Csr, support: Csr, penalty, threads, budget: float, max
 
 def _scale_diagonal(G, factor: float) -> None:
     """``G``'s diagonal times ``factor``, in place (a dense array or a :class:`SparseGram`)."""
+    if factor == 1.0:
+        return
     if isinstance(G, np.ndarray):
         G[np.diag_indices_from(G)] *= factor
         return
