@@ -329,6 +329,18 @@ def add_ratings(fp: FittedProfiles, ratings) -> FittedProfiles:
     return dataclasses.replace(fp, ratings=R, global_mean=mean, user_bias=user_bias, item_bias=item_bias)
 
 
+def refit_item_model(fp: FittedProfiles, how: Learning, report: dict, say) -> FittedProfiles:
+    """``fp`` (after :func:`add_ratings`) with its item model learnt again from all its ratings, on
+    the same co-clustered pairs and as ``how`` says; ``report``'s item-model entry and timings say
+    so.  Its ``sources`` and ``residuals`` are the new ratings' (cached properties of a new object)."""
+    if how.item_l2 is None:
+        return fp
+    with _timed(report["timings"], "item_model_refit"):
+        fp = _item_model(fp, how, say)
+    report["item_model"] = {**report["item_model"], "refit": True, "weights": int(fp.item_weights.nnz)}
+    return fp
+
+
 @contextmanager
 def _timed(timings: dict, name: str):
     t = time.perf_counter()

@@ -49,6 +49,7 @@ PARAMETERS = {
     "item_support": [Options("coclusters", "random", "all")],
     "list_score": [Options("blend", "item_model")],
     "scaling": [Options(*SCALINGS)],
+    "refit_item_model": [Instance(bool)],
     "feedback": [Options(*FEEDBACKS)],
     "confidence": [Options(*CONFIDENCES)],
     "attribute_fit": [Options(*ATTRIBUTE_FITS)],
@@ -118,6 +119,10 @@ class ProfileRecommender(Params):
         scaled to the like counts; caps on a user's co-clusters, the co-clustering's work and an
         item's partners (none where one inverse is cheap enough: EASE's weights on the pairs).
         Each rule and its measured price: :mod:`recsys.model.settings`.
+    refit_item_model : bool, default=False
+        With the scaling rules, learn the item model again on every training rating once the
+        weights are fitted (on the co-clusters' pairs, as before); without, it keeps what it learnt
+        without the held-out ratings. Fits without the rules always learn it from every rating.
     attribute_fit : {"joint", "means"}, default="joint"
         The ``user_attributes`` term from one ridge fit of the user's residuals on all their items'
         attributes, or from each attribute's shrunk mean residual (:mod:`recsys.model.attributes`).
@@ -188,6 +193,7 @@ class ProfileRecommender(Params):
         item_support: str = "coclusters",
         list_score: str = "blend",
         scaling: str = "auto",
+        refit_item_model: bool = False,
         feedback: str = "auto",
         confidence: str = "none",
         attribute_fit: str = "joint",
@@ -208,6 +214,7 @@ class ProfileRecommender(Params):
         self.item_support = item_support
         self.list_score = list_score
         self.scaling = scaling
+        self.refit_item_model = refit_item_model
         self.feedback = feedback
         self.confidence = confidence
         self.attribute_fit = attribute_fit

@@ -168,13 +168,15 @@ def recommender_params(
     feedback: str = "auto",
     confidence: str = "none",
     item_l2_per_like: float = 0.0,
+    refit_item_model: bool = False,
 ) -> dict:
     """:class:`~recsys.model.ProfileRecommender` parameters from a user's choices.
 
     ``paper`` takes the paper's co-clustering parameters and features (every feature, as the
     paper co-clusters them); ``coclust`` overrides single HBLCoClust parameters (``None`` values
     are ignored); ``scheduler`` sends the co-clustering's LSH step to that Dask scheduler; ``scaling``,
-    ``feedback``, ``confidence`` and ``item_l2_per_like`` are :class:`~recsys.model.ProfileRecommender`'s.
+    ``feedback``, ``confidence``, ``item_l2_per_like`` and ``refit_item_model`` are
+    :class:`~recsys.model.ProfileRecommender`'s.
 
     >>> recommender_params(paper=True, coclust={"n_bands": 100, "min_rows": None})["like_params"]["n_bands"]
     100
@@ -193,6 +195,7 @@ def recommender_params(
         feedback=feedback,
         confidence=confidence,
         item_l2_per_like=item_l2_per_like,
+        refit_item_model=refit_item_model,
     )
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import RatingsError
 from .csr import Csr
 from .feedback import EXPLICIT, IMPLICIT, IMPLICIT_THRESHOLD, interactions_frame, resolve
-from .learning import Learning, add_ratings, fit_profiles
+from .learning import Learning, add_ratings, fit_profiles, refit_item_model
 from .list_blend import ListBlend
 from .progress import tell
 from .ratings import as_ratings_frame, holdout_mask
@@ -73,7 +73,7 @@ def fit_state(model, ratings, item_attributes, items, progress, scored: bool) ->
     t_val = time.perf_counter() - t0
     if large:
         say(f"the {int(held.sum()):,} held-out ratings added to the profiles")
-        profiles, report = add_ratings(inner, ratings), inner_report
+        profiles, report = _refit(model, add_ratings(inner, ratings), inner_learning, inner_report, say)
     else:
         say(f"profiles of all {len(ratings):,} ratings")
         del inner  # its item weights are as large as the ones fitted next (items² on every pair)
@@ -113,7 +113,7 @@ def _implicit_state(model, interactions, item_attributes, items, say) -> Fitted:
     t_val = time.perf_counter() - t0
     if large:
         say(f"the {int(held.sum()):,} held-out interactions added to the profiles")
-        profiles = add_ratings(inner, interactions)
+        profiles, report = _refit(model, add_ratings(inner, interactions), inner_learning, report, say)
     else:
         say(f"profiles of all {len(interactions):,} interactions")
         profiles, report = fit_profiles(interactions, item_attributes, items, learning, progress=say)
@@ -128,6 +128,16 @@ def _implicit_state(model, interactions, item_attributes, items, say) -> Fitted:
     report["validation"] = {"held_out": int(held.sum()), "scored": 0}
     report["lists"] = lists
     return Fitted(profiles, report, list_blend=blend)
+
+
+def _refit(model, profiles, learning: Learning, report: dict, say) -> tuple:
+    """Under the scaling rules, the profiles with every rating added and, with ``refit_item_model``,
+    the item model learnt again from them (its weights otherwise miss the held-out tenth: on the 1 M
+    training tenths that cost up to 0.006 NDCG@10, for 1.2-1.9 s)."""
+    if model.refit_item_model:
+        say("the item model again, on every rating")
+        profiles = refit_item_model(profiles, learning, report, say)
+    return profiles, report
 
 
 def _held_out_weights(model, inner, val, say, left_out=()) -> dict:
