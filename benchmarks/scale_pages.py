@@ -175,6 +175,40 @@ def _against_ease(rows: list[dict]) -> str:
     )
 
 
+def _versus_ease(row: dict) -> str:
+    """The product − EASE NDCG@10 gap and its paired interval, signed with a true minus sign."""
+    v = row["ndcg@10_versus"]["ease"]
+    low, high = v["diff_ci"]
+    return f"{_signed(v['diff'])} [{_signed(low)}, {_signed(high)}]"
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.4f}".replace("-", "−")
+
+
+def refit_table(runs: list[dict], option: str = "--refit-item-model") -> str:
+    """docs/benchmarks.md's table of the 1 M rows without and with ``option`` (the rows of
+    ``benchmarks/results/recsys_scale_refit_item_model.json``): train time, peak, the lists
+    against EASE on the paired interval, AUC; ratings first, then interactions."""
+    lines = ["  | 1 M row | train | peak | product − EASE | AUC |", "  |---|---|---|---|---|"]
+    for base in ("", "--implicit"):
+        for structure in ("movielens", "popular", "concentrated"):
+            off = _row(runs, 1_000_000, structure, args=base)
+            on = _row(runs, 1_000_000, structure, args=f"{base} {option}".strip())
+            if off is None or on is None:
+                continue
+            auc = "—" if off.get("auc") is None else f"{off['auc']:.4f} → {on['auc']:.4f}"
+            cells = [
+                structure + (", interactions" if base else ""),
+                f"{off['seconds']:.1f} → {on['seconds']:.1f} s",
+                f"{off['peak_mb'] / 1024:.2f} → {on['peak_mb'] / 1024:.2f} GB",
+                f"{_versus_ease(off)} → {_versus_ease(on)}",
+                auc,
+            ]
+            lines.append("  | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def paragraph_from(path: Path = RESULTS) -> str:
     return readme_paragraph(json.loads(path.read_text())["runs"])
 

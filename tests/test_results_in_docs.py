@@ -90,6 +90,18 @@ def test_the_benchmark_table_is_the_results_file():
         ], cells[0]
 
 
+def test_the_refit_item_model_table_is_its_results_file():
+    """docs/benchmarks.md's table of the 1 M rows without and with ``--refit-item-model`` is rendered
+    from ``benchmarks/results/recsys_scale_refit_item_model.json`` (:func:`benchmarks.scale_pages.refit_table`),
+    all six rows of it."""
+    from benchmarks.scale_pages import refit_table
+
+    runs = json.loads((ROOT / "benchmarks/results/recsys_scale_refit_item_model.json").read_text())["runs"]
+    table = refit_table(runs)
+    assert len(table.splitlines()) == 2 + 6
+    assert table in (ROOT / "docs/benchmarks.md").read_text()
+
+
 # docs/recommender.md's content tables: row label -> the method's key in content.json's summaries
 CONTENT_AUC_ROWS = {
     "the profile model": "profile",

@@ -433,6 +433,68 @@ def test_cli_stops_on_a_bad_scaling_option(tmp_path, option, value, named):
     assert all(word in res.stderr for word in named)
 
 
+def _ease_on_pairs(fp, likes, l2: float) -> np.ndarray:
+    """EASE's weights (numpy's inverse over the items with a pair) from the users × items matrix of
+    ``likes``, kept on ``fp``'s co-clustered pairs: the dense item model's definition."""
+    X = np.zeros((fp.n_users, fp.n_items))
+    X[fp.user_index(likes["user"].to_numpy()), fp.item_index(likes["item"].to_numpy())] = 1.0
+    pairs = fp.pair_support.to_scipy().toarray() != 0
+    a = np.flatnonzero(pairs.any(axis=1))
+    P = np.linalg.inv(X[:, a].T @ X[:, a] + l2 * np.eye(len(a)))
+    W = np.zeros((fp.n_items, fp.n_items))
+    W[np.ix_(a, a)] = -P / np.diag(P)
+    return np.where(pairs, W, 0.0)
+
+
+@pytest.mark.parametrize("refit", [False, True])
+def test_refit_item_model_learns_the_item_model_from_every_training_rating(data, refit):
+    """Under the scaling rules the item model is learnt without the held-out ratings, unless
+    ``refit_item_model``: then from every training like, on the same pairs and penalty. Both are
+    checked against EASE's definition on the likes they should have read, and differ from the other."""
+    train, _, attrs, items = data
+    model = fit(train, attrs, items, scaling="on", refit_item_model=refit)
+    fp, report = model.profiles_, model.report_
+    liked = train[train["rating"] > 2]
+    inner = liked[~_held(model, train).loc[liked.index].to_numpy()]
+    read, other = (liked, inner) if refit else (inner, liked)
+    got = fp.item_weights.to_scipy().toarray()
+    assert np.allclose(got, _ease_on_pairs(fp, read, report["item_model"]["l2"]), rtol=1e-9, atol=1e-12)
+    assert not np.allclose(got, _ease_on_pairs(fp, other, report["item_model"]["l2"]), atol=1e-3)
+    assert report["item_model"].get("refit", False) is refit
+    assert ("item_model_refit" in report["timings"]) is refit
+
+
+def test_refit_item_model_changes_nothing_without_the_scaling_rules(data):
+    """Without the rules every part is learnt again on every rating anyway: the option is a no-op."""
+    train, test, attrs, items = data
+    plain, refit = (
+        fit(train, attrs, items, scaling="off"),
+        fit(train, attrs, items, scaling="off", refit_item_model=True),
+    )
+    u, i = test["user"].to_numpy(), test["item"].to_numpy()
+    assert np.array_equal(plain.predict_many(u, i).score, refit.predict_many(u, i).score, equal_nan=True)
+    assert np.array_equal(plain.profiles_.item_weights.values, refit.profiles_.item_weights.values)
+
+
+def test_cli_refit_item_model_reaches_the_model(data, tmp_path):
+    """``recsys train --refit-item-model``: the saved model's parameter and its report say so; a
+    value given to the flag stops with exit 2, nothing written."""
+    from kit import recsys_here as recsys
+
+    from recsys import store
+
+    train, _, _, _ = data
+    ratings = tmp_path / "r.csv"
+    train.to_csv(ratings, index=False)
+    fast = ["--n-bands", "60", "--band-size", "2", "--min-rows", "2", "--min-cols", "2"]
+    res = recsys("train", "--ratings", ratings, "--scaling", "on", "--refit-item-model", *fast, "-o", tmp_path / "m")
+    assert res.returncode == 0, res.stderr
+    trained = store.load(tmp_path / "m")
+    assert trained.refit_item_model is True and trained.report_["item_model"]["refit"] is True
+    bad = recsys("train", "--ratings", ratings, "--refit-item-model", "yes", "-o", tmp_path / "n")
+    assert bad.returncode == 2 and not (tmp_path / "n").exists() and "Traceback" not in bad.stderr
+
+
 def test_small_catalogues_take_eases_weights_on_the_pairs_and_others_the_per_item_solves(data):
     """``dense_weights_up_to`` (a scaling rule): at or under it, the item model's weights are EASE's
     kept on the co-clustered pairs, nothing capped, and the residual model's the per-item solves on
