@@ -333,8 +333,6 @@ def refit_item_model(fp: FittedProfiles, how: Learning, report: dict, say) -> Fi
     """``fp`` (after :func:`add_ratings`) with its item model learnt again from all its ratings, on
     the same co-clustered pairs and as ``how`` says; ``report``'s item-model entry and timings say
     so.  Its ``sources`` and ``residuals`` are the new ratings' (cached properties of a new object)."""
-    if how.item_l2 is None:
-        return fp
     with _timed(report["timings"], "item_model_refit"):
         fp = _item_model(fp, how, say)
     report["item_model"] = {**report["item_model"], "refit": True, "weights": int(fp.item_weights.nnz)}
